@@ -1,0 +1,24 @@
+"""geomsim: exact models of tabletop games under one rules interface."""
+
+from geomsim.registry import UnknownGame, list_games, load_game
+from geomsim.rules import (
+    Action,
+    ActionSpace,
+    ContinuousActionSpace,
+    Event,
+    FiniteActionSpace,
+    Game,
+    IllegalAction,
+    Rule,
+    State,
+    Verdict,
+    Violation,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Action", "ActionSpace", "ContinuousActionSpace", "Event", "FiniteActionSpace", "Game",
+    "IllegalAction", "Rule", "State", "UnknownGame", "Verdict", "Violation", "list_games",
+    "load_game", "__version__",
+]

@@ -1,0 +1,179 @@
+"""The `geomsim` command line.
+
+Commands load lazily: `geomsim --help` imports no game and no matplotlib. Commands of the engine
+live in their modules (scenario, analysis); a game adds its own through the entry point group
+``geomsim.commands``. Any error is one line on stderr and exit code 2 (a traceback with --debug).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import click
+
+import geomsim
+from geomsim.registry import load_game
+
+# Engine commands kept in other modules: name -> "module:attribute".
+LAZY_COMMANDS = {
+    "run": "geomsim.scenario:run_command",
+    "check": "geomsim.scenario:check_command",
+    "replay": "geomsim.scenario:replay_command",
+    "analyze": "geomsim.analysis:analyze_command",
+}
+
+
+class UserError(click.ClickException):
+    """A problem with the user's input: reported as one line, exit code 2."""
+
+    exit_code = 2
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when they are run or listed in help."""
+
+    def _lazy(self) -> dict[str, str]:
+        found = {n: t for n, t in LAZY_COMMANDS.items()}
+        found.update({ep.name: ep.value for ep in entry_points(group="geomsim.commands")})
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self._available(ctx)))
+
+    def _available(self, ctx: click.Context) -> dict[str, str]:
+        available = {}
+        for name, target in self._lazy().items():
+            try:
+                if importlib.util.find_spec(target.split(":")[0]) is not None:
+                    available[name] = target
+            except ImportError:  # the package that would hold it is missing
+                continue
+        return available
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        target = self._lazy().get(name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        try:
+            return getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError):
+            return None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(geomsim.__version__, prog_name="geomsim")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """geomsim: exact models of the tabletop games Anasazi, Treasures of Cibola and Aztekz."""
+    ctx.obj = {"debug": debug}
+
+
+def game_option(name: str) -> geomsim.Game:
+    """The game called `name`, or a `UserError` listing the known games."""
+    try:
+        return load_game(name)
+    except geomsim.UnknownGame as e:
+        raise UserError(str(e)) from None
+
+
+@cli.command("games")
+def games_command() -> None:
+    """List the installed games with their player counts and rule counts."""
+    for name in geomsim.list_games():
+        try:
+            game = load_game(name)
+        except Exception as e:  # a broken plugin should not hide the others
+            click.echo(f"{name:10s} (cannot load: {e})")
+            continue
+        click.echo(f"{name:10s} {game.min_players}-{game.max_players} players, "
+                   f"{len(game.rules)} rules")
+
+
+@cli.command("setup")
+@click.argument("game_name", metavar="GAME")
+@click.option("--players", "-p", type=int, default=None, help="Number of players.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the random setup.")
+@click.option("--from", "source", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Draw the setup in this JSON file instead of a random one.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the setup data to this JSON file.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the diagram to this PNG, SVG or PDF file.")
+@click.option("--reveal", is_flag=True, help="Show hidden information (e.g. tower colours).")
+def setup_command(game_name: str, players: int | None, seed: int, source: Path | None,
+                  json_out: Path | None, output: Path | None, reveal: bool) -> None:
+    """Make a setup of GAME (random from a seed, or from a file), draw it and save its data."""
+    from geomsim.files import write_text
+
+    game = game_option(game_name)
+    if source is not None:
+        setup = read_json(source)
+        players = players or setup.get("players")
+    else:
+        players = players or game.max_players
+        setup = game.make_setup(players, seed)
+    try:
+        state = game.new_state(players=players, setup=setup)
+    except (ValueError, KeyError, TypeError) as e:
+        raise UserError(f"{source or 'setup'}: {e}") from None
+    if json_out:
+        write_text(json_out, json.dumps(setup, indent=1) + "\n")
+        click.echo(f"wrote {json_out}")
+    if output:
+        from geomsim.plotting import save
+
+        save(state.draw(reveal=reveal), output)
+        click.echo(f"wrote {output}")
+    if not (json_out or output):
+        click.echo(str(state))
+
+
+def read_json(path: Path) -> Any:
+    """The JSON data in `path`, or a `UserError` naming the line and column of the problem."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise UserError(f"{path}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except OSError as e:
+        raise UserError(f"{path}: {e.strerror}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    try:
+        code = cli.main(args=argv, prog_name="geomsim", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.Abort:
+        click.echo("geomsim: interrupted", err=True)
+        return 130
+    except click.ClickException as e:
+        if isinstance(e, click.UsageError) and e.ctx is not None:
+            click.echo(e.ctx.get_usage(), err=True)
+        click.echo(f"geomsim: error: {e.format_message()}", err=True)
+        return 2
+    except KeyboardInterrupt:
+        click.echo("geomsim: interrupted", err=True)
+        return 130
+    except Exception as e:
+        if debug:
+            raise
+        click.echo(f"geomsim: error: {type(e).__name__}: {e}", err=True)
+        return 2
+    return code if isinstance(code, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

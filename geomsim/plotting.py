@@ -1,0 +1,124 @@
+"""Matplotlib basics the games share: collections of polygons (with holes), discs and labels,
+equal aspect, legends, scale bars and atomic saving to PNG, SVG or PDF.
+
+pyplot is never imported: figures are built with `matplotlib.figure.Figure` on the Agg canvas,
+which keeps start-up fast and works without a display.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import shapely
+from matplotlib.axes import Axes
+from matplotlib.collections import EllipseCollection, PatchCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, PathPatch
+from matplotlib.path import Path as MplPath
+
+from geomsim.files import atomic_path
+
+FORMATS = {".png", ".svg", ".pdf"}
+
+PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+
+def new_axes(width: float = 8.0, height: float = 8.0, title: str | None = None) -> Axes:
+    """A fresh Axes on its own Agg figure, equal aspect, no ticks."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def _ring_path(coords: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    codes = [MplPath.MOVETO] + [MplPath.LINETO] * (len(coords) - 2) + [MplPath.CLOSEPOLY]
+    return coords, codes
+
+
+def polygon_path(geom: shapely.Geometry) -> MplPath:
+    """A matplotlib path of a polygon or multipolygon, holes included."""
+    # Holes must wind against their shell for matplotlib to leave them empty.
+    parts = shapely.get_parts(shapely.orient_polygons(geom))
+    verts, codes = [], []
+    for poly in parts:
+        for ring in [poly.exterior, *poly.interiors]:
+            v, c = _ring_path(np.asarray(ring.coords)[:, :2])
+            verts.append(v)
+            codes.extend(c)
+    return MplPath(np.concatenate(verts), codes)
+
+
+def draw_polygons(ax: Axes, geoms: Iterable[shapely.Geometry], label: str | None = None,
+                  **style: Any) -> PatchCollection:
+    """Draw polygons (holes shown as holes) as one collection; `style` goes to the collection."""
+    paths = [polygon_path(g) for g in geoms if g is not None and not g.is_empty]
+    style.setdefault("edgecolor", "black")
+    style.setdefault("linewidth", 0.8)
+    coll = PatchCollection([PathPatch(p) for p in paths], label=label, **style)
+    ax.add_collection(coll)
+    ax.update_datalim(np.concatenate([p.vertices for p in paths]) if paths else np.zeros((0, 2)))
+    ax.autoscale_view()
+    return coll
+
+
+def draw_discs(ax: Axes, x: Sequence[float], y: Sequence[float], radius: float | Sequence[float],
+               label: str | None = None, **style: Any) -> EllipseCollection:
+    """Draw discs of true circular outline (radius in data units) as one collection."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    r = np.broadcast_to(np.asarray(radius, float), x.shape)
+    style.setdefault("edgecolor", "black")
+    style.setdefault("linewidth", 0.8)
+    coll = EllipseCollection(2 * r, 2 * r, np.zeros_like(r), units="xy",
+                             offsets=np.column_stack([x, y]), offset_transform=ax.transData,
+                             label=label, **style)
+    ax.add_collection(coll)
+    if len(x):
+        ax.update_datalim(np.column_stack([np.r_[x - r, x + r], np.r_[y - r, y + r]]))
+        ax.autoscale_view()
+    return coll
+
+
+def draw_labels(ax: Axes, x: Sequence[float], y: Sequence[float], texts: Sequence[str],
+                **style: Any) -> None:
+    """Write short labels centred at the given points."""
+    style.setdefault("fontsize", 6)
+    style.setdefault("ha", "center")
+    style.setdefault("va", "center")
+    for xi, yi, t in zip(x, y, texts):
+        ax.text(xi, yi, t, **style)
+
+
+def legend(ax: Axes, entries: Sequence[tuple[str, dict[str, Any]]], **options: Any) -> None:
+    """A legend from (label, patch style) pairs, placed outside clutter."""
+    handles = [Patch(label=label, **style) for label, style in entries]
+    options.setdefault("loc", "upper left")
+    options.setdefault("fontsize", 7)
+    options.setdefault("framealpha", 0.9)
+    ax.legend(handles=handles, **options)
+
+
+def scale_bar(ax: Axes, length: float, x: float, y: float, unit: str = "mm") -> None:
+    """A scale bar of `length` data units starting at (x, y)."""
+    ax.plot([x, x + length], [y, y], color="black", linewidth=2.5, solid_capstyle="butt")
+    ax.text(x + length / 2, y, f"{length:g} {unit}", ha="center", va="bottom", fontsize=7)
+
+
+def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> Path:
+    """Save a figure to PNG, SVG or PDF (by the suffix), atomically: all or nothing."""
+    fig = ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"cannot save {path.name}: use one of {', '.join(sorted(FORMATS))}")
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=suffix[1:], dpi=dpi)
+    return path

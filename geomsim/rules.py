@@ -1,0 +1,387 @@
+"""The rules interface every geomsim game meets.
+
+A `Game` makes `State`s. A state says who must decide (`to_move`), what they may do
+(`legal_actions`), whether an action is legal and why not (`check`), and applies it (`apply`).
+Several players in `to_move()` decide simultaneously: each applies a sealed choice and the state
+resolves when the last one has decided; until then no observation reveals a sealed choice.
+
+Games subclass `State` and implement the underscored hooks (`_violations`, `_apply`, ...); the
+base class keeps the contract: turn checks, `IllegalAction` with the state unchanged, history,
+JSON, cloning.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+ENGINE_TURN_RULE = "engine/turn"
+ENGINE_FORM_RULE = "engine/form"
+
+Player = int
+JSON = Any
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A written rule: its id (``game/section/name``), rulebook section and text."""
+
+    id: str
+    section: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Violation:
+    """Why an action is illegal: the rule id, a plain-words message, and numbers that help."""
+
+    rule: str
+    message: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of `State.check`: legal when it holds no violations."""
+
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the action is legal."""
+        return not self.violations
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The ids of the rules broken, in order."""
+        return tuple(v.rule for v in self.violations)
+
+    def __str__(self) -> str:
+        return "legal" if self.ok else "; ".join(map(str, self.violations))
+
+
+class IllegalAction(ValueError):
+    """Raised by `State.apply` for an illegal action; the state is left unchanged."""
+
+    def __init__(self, verdict: Verdict):
+        self.verdict = verdict
+        super().__init__(str(verdict))
+
+    @property
+    def rule(self) -> str:
+        """The id of the first rule broken."""
+        return self.verdict.violations[0].rule
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened when an action was applied (a treasure taken, a round ended)."""
+
+    kind: str
+    player: Player | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        """This event as JSON-able data."""
+        return {"kind": self.kind, "player": self.player, "data": dict(self.data)}
+
+    @classmethod
+    def from_json(cls, obj: JSON) -> Event:
+        """The event that `to_json` wrote."""
+        return cls(obj["kind"], obj.get("player"), obj.get("data", {}))
+
+
+class Action:
+    """Base of a game's actions: frozen dataclasses with a one-line text form.
+
+    Subclasses set `kind`, implement `__str__` (the text form) and, where a field is not plain
+    JSON, override `to_json`/`from_json`.
+    """
+
+    kind: ClassVar[str] = "action"
+
+    def to_json(self) -> JSON:
+        """This action as JSON-able data, tagged with its kind."""
+        return {"kind": self.kind, **dataclasses.asdict(self)}  # type: ignore[call-overload]
+
+    @classmethod
+    def from_json(cls, obj: JSON) -> Action:
+        """The action that `to_json` wrote."""
+        fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: _tuples(v) for k, v in obj.items() if k in fields})
+
+
+def _tuples(value: Any) -> Any:
+    """JSON lists back to the tuples frozen dataclasses hold."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+class ActionSpace(ABC):
+    """The legal actions of one player now: finite (iterable) or continuous (sampled)."""
+
+    finite: bool
+
+    @abstractmethod
+    def sample(self, rng: np.random.Generator, k: int = 1) -> list[Action]:
+        """Up to `k` legal actions drawn with `rng` (fewer, or none, when fewer exist or are found)."""
+
+    def is_empty(self) -> bool:
+        """True when this space holds no action."""
+        return not self.sample(np.random.default_rng(0), 1)
+
+
+class FiniteActionSpace(ActionSpace):
+    """A finite list of legal actions, in a fixed order."""
+
+    finite = True
+
+    def __init__(self, actions: Iterable[Action]):
+        self._actions = list(actions)
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._actions)
+
+    def __len__(self) -> int:
+        return len(self._actions)
+
+    def __contains__(self, action: object) -> bool:
+        return action in self._actions
+
+    def __getitem__(self, i: int) -> Action:
+        return self._actions[i]
+
+    def is_empty(self) -> bool:
+        return not self._actions
+
+    def sample(self, rng: np.random.Generator, k: int = 1) -> list[Action]:
+        if not self._actions:
+            return []
+        picks = rng.choice(len(self._actions), size=min(k, len(self._actions)), replace=False)
+        return [self._actions[i] for i in picks]
+
+    def __repr__(self) -> str:
+        return f"FiniteActionSpace({len(self._actions)} actions)"
+
+
+class ContinuousActionSpace(ActionSpace):
+    """A continuous set of legal actions, known through a sampler of legal actions.
+
+    `sampler(rng, k)` returns up to `k` actions that are legal; `discrete` may list the finite
+    actions that stand beside the continuous ones (e.g. "pass").
+    """
+
+    finite = False
+
+    def __init__(
+        self,
+        sampler: Callable[[np.random.Generator, int], list[Action]],
+        discrete: Sequence[Action] = (),
+    ):
+        self._sampler = sampler
+        self.discrete = list(discrete)
+
+    def sample(self, rng: np.random.Generator, k: int = 1) -> list[Action]:
+        found = list(self._sampler(rng, k))
+        if self.discrete and len(found) < k:
+            picks = rng.permutation(len(self.discrete))[: k - len(found)]
+            found += [self.discrete[i] for i in picks]
+        return found[:k]
+
+    def __repr__(self) -> str:
+        return f"ContinuousActionSpace(+{len(self.discrete)} discrete)"
+
+
+EMPTY_SPACE = FiniteActionSpace(())
+
+
+class Game(ABC):
+    """A game: its facts, its rules, and a factory of states."""
+
+    name: str
+    min_players: int
+    max_players: int
+    rules: Mapping[str, Rule]
+    action_types: Sequence[type[Action]] = ()
+
+    @abstractmethod
+    def new_state(self, players: int, seed: int | None = None, setup: JSON | None = None) -> State:
+        """A state at the start of play: a random setup from `seed`, or an explicit `setup`."""
+
+    def make_setup(self, players: int, seed: int) -> JSON:
+        """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""
+        raise NotImplementedError(f"{self.name} has no setup data")
+
+    @abstractmethod
+    def parse_action(self, text: str) -> Action:
+        """The action written in text form; `ValueError` naming what is wrong otherwise."""
+
+    @abstractmethod
+    def state_from_json(self, text: str) -> State:
+        """The state that `State.to_json` wrote."""
+
+    def action_from_json(self, obj: JSON) -> Action:
+        """The action that `Action.to_json` wrote."""
+        for kind in self.action_types:
+            if kind.kind == obj.get("kind"):
+                return kind.from_json(obj)
+        known = ", ".join(k.kind for k in self.action_types)
+        raise ValueError(f"unknown {self.name} action kind {obj.get('kind')!r} (known: {known})")
+
+    def check_players(self, players: int) -> None:
+        """Raise `ValueError` unless this game can be played by `players` players."""
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            raise ValueError(
+                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
+                f"not {players!r}"
+            )
+
+    def __repr__(self) -> str:
+        return f"<Game {self.name} ({self.min_players}-{self.max_players} players)>"
+
+
+class State(ABC):
+    """A moment of a game. Subclasses implement the underscored hooks."""
+
+    game: Game
+    num_players: int
+    history: list[tuple[Player, Action, list[Event]]]
+
+    # -- hooks a game implements ------------------------------------------------------------
+    @abstractmethod
+    def to_move(self) -> tuple[Player, ...]:
+        """The players who must decide now: () when the game is over; several = simultaneous."""
+
+    @abstractmethod
+    def _legal_actions(self, player: Player) -> ActionSpace:
+        """The legal actions of `player`, who is to move."""
+
+    @abstractmethod
+    def _violations(self, action: Action, player: Player) -> list[Violation]:
+        """Every rule that `action` by `player` (who is to move) breaks; empty when legal."""
+
+    @abstractmethod
+    def _apply(self, action: Action, player: Player) -> list[Event]:
+        """Carry out the legal `action` by `player`; return what happened."""
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """One score per player (final when the game is over)."""
+
+    @abstractmethod
+    def winners(self) -> list[Player]:
+        """The winning players after the rulebook's tie-break ([] before the end)."""
+
+    @abstractmethod
+    def to_dict(self) -> JSON:
+        """The whole state as JSON-able data (hidden information included)."""
+
+    @abstractmethod
+    def observe(self, player: Player) -> JSON:
+        """What `player` may know now, as JSON-able data: hidden information removed."""
+
+    @abstractmethod
+    def determinize(self, player: Player, rng: np.random.Generator) -> State:
+        """A full state consistent with `observe(player)`, hidden parts drawn with `rng`."""
+
+    # -- the contract, shared by every game -------------------------------------------------
+    def is_over(self) -> bool:
+        """True when nobody is to move any more."""
+        return not self.to_move()
+
+    def legal_actions(self, player: Player | None = None) -> ActionSpace:
+        """The legal actions of `player` (empty for a player who is not to move)."""
+        player = self._resolve_player(player)
+        if player not in self.to_move():
+            return EMPTY_SPACE
+        return self._legal_actions(player)
+
+    def check(self, action: Action, player: Player | None = None) -> Verdict:
+        """Whether `action` by `player` is legal now, and if not, every rule it breaks."""
+        player = self._resolve_player(player)
+        if player not in self.to_move():
+            who = "nobody" if self.is_over() else ", ".join(map(str, self.to_move()))
+            return Verdict(
+                (Violation(ENGINE_TURN_RULE, f"player {player} is not to move (to move: {who})",
+                           {"player": player, "to_move": list(self.to_move())}),)
+            )
+        if not isinstance(action, tuple(self.game.action_types) or Action):
+            return Verdict((Violation(ENGINE_FORM_RULE, f"not a {self.game.name} action: {action!r}"),))
+        return Verdict(tuple(self._violations(action, player)))
+
+    def apply(self, action: Action, player: Player | None = None) -> list[Event]:
+        """Carry out `action`; raise `IllegalAction` (state unchanged) if it is illegal."""
+        player = self._resolve_player(player)
+        verdict = self.check(action, player)
+        if not verdict.ok:
+            raise IllegalAction(verdict)
+        events = self._apply(action, player)
+        self.history.append((player, action, events))
+        return events
+
+    def _resolve_player(self, player: Player | None) -> Player:
+        if player is None:
+            movers = self.to_move()
+            if len(movers) != 1:
+                raise ValueError(
+                    "name the player: " + ("the game is over" if not movers else
+                                           f"players {', '.join(map(str, movers))} are to move")
+                )
+            return movers[0]
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not (
+            0 <= player < self.num_players
+        ):
+            raise ValueError(f"unknown player {player!r}: players are 0 to {self.num_players - 1}")
+        return int(player)
+
+    def clone(self) -> State:
+        """An independent copy."""
+        return copy.deepcopy(self)
+
+    def to_json(self) -> str:
+        """The whole state, history included, as JSON text (exact round trip)."""
+        data = self.to_dict()
+        data["history"] = [
+            {"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]}
+            for p, a, ev in self.history
+        ]
+        return json.dumps(data, sort_keys=True, allow_nan=False)
+
+    def _history_from_json(self, data: JSON) -> None:
+        """Restore `history` from the data `to_json` wrote (for `Game.state_from_json`)."""
+        self.history = [
+            (h["player"], self.game.action_from_json(h["action"]),
+             [Event.from_json(e) for e in h["events"]])
+            for h in data.get("history", [])
+        ]
+
+    def returns_finite(self) -> bool:
+        """True when every score is a finite number."""
+        return all(math.isfinite(s) for s in self.scores())
+
+    def draw(self, ax: Any = None, **options: Any) -> Any:
+        """Draw this moment on a matplotlib Axes (a new figure when `ax` is None)."""
+        raise NotImplementedError(f"{self.game.name} has no drawing")
+
+    def arbitrary_actions(self, player: Player, rng: np.random.Generator, k: int) -> list[Action]:
+        """Up to `k` well-formed actions for `player`, legal or not: test input for `check`."""
+        return []
+
+    def __str__(self) -> str:
+        movers = ", ".join(map(str, self.to_move())) or "nobody (over)"
+        return f"<{self.game.name} state, {len(self.history)} actions, to move: {movers}>"

@@ -37,6 +37,7 @@ class Rule:
     id: str
     section: str
     text: str
+    enforced_by: str = ""  # the function that enforces it, "module:function", for the docs
 
 
 @dataclass(frozen=True)
@@ -369,6 +370,10 @@ class State(ABC):
              [Event.from_json(e) for e in h["events"]])
             for h in data.get("history", [])
         ]
+
+    def evaluate(self, player: Player) -> float:
+        """A heuristic value of this state for `player` (greedy bots); the score by default."""
+        return float(self.scores()[player])
 
     def returns_finite(self) -> bool:
         """True when every score is a finite number."""

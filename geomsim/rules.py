@@ -219,6 +219,7 @@ class Game(ABC):
     max_players: int
     rules: Mapping[str, Rule]
     action_types: Sequence[type[Action]] = ()
+    hidden_information: bool = False  # True when some player may not know part of a state
 
     @abstractmethod
     def new_state(self, players: int, seed: int | None = None, setup: JSON | None = None) -> State:

@@ -1,0 +1,227 @@
+"""A reusable random-simulation test for any geomsim game, like OpenSpiel's.
+
+`check_random_games(game, players, games=N)` plays N random games from seeds to the end through
+the rules interface alone and checks, at every step, the contract of DESIGN.md. A broken
+property raises `HarnessFailure` naming the property, the seed and the step.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from geomsim.rules import Action, Game, IllegalAction, Player, State
+
+PROPERTIES = (
+    "legal-passes-check", "illegal-raises", "illegal-unchanged", "clone-independent",
+    "json-round-trip", "action-round-trip", "replay", "observe-hidden", "determinize-varies",
+    "scores-finite", "terminates",
+)
+
+
+class HarnessFailure(AssertionError):
+    """A game broke a property of the rules interface."""
+
+    def __init__(self, prop: str, message: str, seed: int | None = None, step: int | None = None):
+        self.property = prop
+        where = "" if seed is None else f" (seed {seed}" + ("" if step is None else f", step {step}") + ")"
+        super().__init__(f"[{prop}] {message}{where}")
+
+
+@dataclass
+class HarnessReport:
+    """What a run of `check_random_games` covered."""
+
+    games: int = 0
+    steps: int = 0
+    actions_checked: int = 0
+    illegal_checked: int = 0
+    determinized: int = 0
+    determinize_varied: int = 0
+
+
+def _rngs(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """Separate streams: one chooses the moves, one probes, so probing never changes the game."""
+    moves, probe = np.random.SeedSequence(seed).spawn(2)
+    return np.random.default_rng(moves), np.random.default_rng(probe)
+
+
+def _choose(state: State, rng: np.random.Generator, sample_k: int) -> tuple[Player, list[Action]]:
+    movers = state.to_move()
+    player = movers[int(rng.integers(len(movers)))]
+    return player, state.legal_actions(player).sample(rng, sample_k)
+
+
+def random_playout(game: Game, players: int, seed: int, max_steps: int = 100_000,
+                   sample_k: int = 4) -> State:
+    """The game `check_random_games` plays from `seed`, without the checks."""
+    moves, _ = _rngs(seed)
+    state = game.new_state(players=players, seed=seed)
+    for _ in range(max_steps):
+        if state.is_over():
+            break
+        player, actions = _choose(state, moves, sample_k)
+        if not actions:
+            break
+        state.apply(actions[0], player)
+    return state
+
+
+def check_random_games(game: Game, players: int, games: int = 10, seed: int = 0,
+                       max_steps: int = 100_000, sample_k: int = 4, illegal_k: int = 4,
+                       observe_every: int = 1) -> HarnessReport:
+    """Play `games` random games from seeds `seed`, `seed + 1`, ... and check every property.
+
+    `observe_every` checks observations and determinization every that many steps (1: always).
+    """
+    report = HarnessReport()
+    for game_seed in range(seed, seed + games):
+        final = _check_one_game(game, players, game_seed, max_steps, sample_k, illegal_k,
+                                observe_every, report)
+        _check_replay(game, players, game_seed, final, max_steps, sample_k)
+        report.games += 1
+    if getattr(game, "hidden_information", False) and report.determinized and not report.determinize_varied:
+        raise HarnessFailure("determinize-varies",
+                             f"{game.name} declares hidden information, but determinize never "
+                             "changed a hidden part of the state")
+    return report
+
+
+def _check_one_game(game: Game, players: int, seed: int, max_steps: int, sample_k: int,
+                    illegal_k: int, observe_every: int, report: HarnessReport) -> State:
+    moves, probe = _rngs(seed)
+    state = game.new_state(players=players, seed=seed)
+    seen: list[tuple[Player, Action]] = []
+    for step in range(max_steps):
+        fail = _failer(seed, step)
+        _check_json(game, state, fail)
+        if state.is_over():
+            break
+        if step % observe_every == 0:
+            _check_observations(state, players, probe, report, fail)
+        player, actions = _choose(state, moves, sample_k)
+        if not actions:
+            fail("terminates", f"player {player} is to move but has no legal action")
+        for action in actions:
+            _check_legal(game, state, action, player, fail)
+        report.actions_checked += len(actions)
+        candidates = state.arbitrary_actions(player, probe, illegal_k)
+        candidates += [a for _, a in _sample(seen, probe, illegal_k)]
+        for action in candidates:
+            before = state.to_json()
+            verdict = state.check(action, player)
+            if state.to_json() != before:
+                fail("illegal-unchanged", f"check of {action} changed the state")
+            if not verdict.ok:
+                _check_illegal(state, action, player, fail)
+                report.illegal_checked += 1
+        _check_not_to_move(state, actions[0], players, fail)
+        _check_clone(state, actions[0], player, fail)
+        state.apply(actions[0], player)
+        seen.append((player, actions[0]))
+        report.steps += 1
+    else:
+        raise HarnessFailure("terminates", f"game not over after {max_steps} steps", seed)
+    scores = state.scores()
+    if len(scores) != players or not state.returns_finite():
+        raise HarnessFailure("scores-finite", f"final scores {scores} are not {players} finite numbers", seed)
+    if not set(state.winners()) <= set(range(players)) or not state.winners():
+        raise HarnessFailure("scores-finite", f"winners {state.winners()} are not players", seed)
+    return state
+
+
+def _failer(seed: int, step: int):
+    def fail(prop: str, message: str) -> None:
+        raise HarnessFailure(prop, message, seed, step)
+    return fail
+
+
+def _sample(items: list, rng: np.random.Generator, k: int) -> list:
+    if not items:
+        return []
+    return [items[i] for i in rng.choice(len(items), size=min(k, len(items)), replace=False)]
+
+
+def _check_json(game: Game, state: State, fail) -> None:
+    text = state.to_json()
+    restored = game.state_from_json(text)
+    if restored.to_json() != text:
+        fail("json-round-trip", "state_from_json(to_json()) writes different JSON")
+    if restored.to_move() != state.to_move():
+        fail("json-round-trip", "the restored state has other players to move")
+
+
+def _check_legal(game: Game, state: State, action: Action, player: Player, fail) -> None:
+    verdict = state.check(action, player)
+    if not verdict.ok:
+        fail("legal-passes-check", f"sampled legal action {action} fails check: {verdict}")
+    try:
+        parsed = game.parse_action(str(action))
+    except ValueError as e:
+        fail("action-round-trip", f"text {str(action)!r} does not parse: {e}")
+    if parsed != action:
+        fail("action-round-trip", f"text {str(action)!r} parses to {parsed!r}, not {action!r}")
+    data = json.loads(json.dumps(action.to_json()))
+    if game.action_from_json(data) != action:
+        fail("action-round-trip", f"JSON of {action!r} does not round trip")
+
+
+def _check_illegal(state: State, action: Action, player: Player, fail) -> None:
+    before = state.to_json()
+    try:
+        state.apply(action, player)
+    except IllegalAction:
+        pass
+    else:
+        fail("illegal-raises", f"apply of illegal {action} did not raise IllegalAction")
+    if state.to_json() != before:
+        fail("illegal-unchanged", f"apply of illegal {action} changed the state")
+
+
+def _check_not_to_move(state: State, action: Action, players: int, fail) -> None:
+    others = [p for p in range(players) if p not in state.to_move()]
+    if others:
+        _check_illegal(state, action, others[0], fail)
+
+
+def _check_clone(state: State, action: Action, player: Player, fail) -> None:
+    before = state.to_json()
+    copy = state.clone()
+    copy.apply(action, player)
+    if state.to_json() != before:
+        fail("clone-independent", "applying an action to a clone changed the original")
+
+
+def _dump(data: object) -> str:
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def _check_observations(state: State, players: int, rng: np.random.Generator,
+                        report: HarnessReport, fail) -> None:
+    full = state.to_json()
+    for p in range(players):
+        seen = _dump(state.observe(p))
+        other = state.determinize(p, rng)
+        report.determinized += 1
+        if _dump(other.observe(p)) != seen:
+            fail("observe-hidden", f"observe({p}) differs between the state and a determinization "
+                                   "for that player: it shows what the player may not know, or "
+                                   "determinize changes what the player knows")
+        if state.to_json() != full:
+            fail("observe-hidden", f"determinize({p}) changed the original state")
+        if other.to_json() != full:
+            report.determinize_varied += 1
+
+
+def _check_replay(game: Game, players: int, seed: int, final: State, max_steps: int,
+                  sample_k: int) -> None:
+    again = random_playout(game, players, seed, max_steps, sample_k)
+    if again.to_json() != final.to_json():
+        raise HarnessFailure("replay", "the same seed and choices gave a different game", seed)
+    replayed = game.new_state(players=players, seed=seed)
+    for player, action, _ in final.history:
+        replayed.apply(action, player)
+    if replayed.to_json() != final.to_json():
+        raise HarnessFailure("replay", "re-applying the history to a new state gave another state", seed)

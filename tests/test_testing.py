@@ -1,0 +1,151 @@
+"""The harness passes sound games and catches a game that breaks each property it checks."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from geomsim.rules import FiniteActionSpace
+from geomsim.testing import HarnessFailure, check_random_games
+from tests.toygames import BID, DISCS, GRID, BidGame, BidState, GridGame, GridState, Mark
+
+
+@pytest.mark.parametrize("game", [GRID, BID, DISCS], ids=lambda g: g.name)
+def test_sound_toy_games_pass(game):
+    report = check_random_games(game, 2, games=30, seed=1)
+    assert report.games == 30
+    assert report.actions_checked > report.steps
+    assert report.illegal_checked > 0
+
+
+def test_simultaneous_game_varies_hidden_parts():
+    report = check_random_games(BID, 2, games=5)
+    assert report.determinize_varied > 0
+
+
+def broken_grid(**overrides) -> GridGame:
+    """A grid game whose states have the given methods replaced."""
+    state_cls = type("BrokenGridState", (GridState,), overrides)
+    game = GridGame()
+    game.new_state = lambda players=2, seed=None, setup=None: state_cls(game, [None] * 9, 0)
+
+    def from_json(text):
+        d = json.loads(text)
+        s = state_cls(game, d["board"], d["turn"])
+        s._history_from_json(d)
+        return s
+
+    game.state_from_json = from_json
+    return game
+
+
+def expect_failure(game, prop: str) -> None:
+    with pytest.raises(HarnessFailure) as caught:
+        check_random_games(game, 2, games=5)
+    assert caught.value.property == prop, str(caught.value)
+
+
+def test_catches_legal_actions_that_fail_check():
+    game = broken_grid(_legal_actions=lambda self, p: FiniteActionSpace(Mark(i) for i in range(9)))
+    expect_failure(game, "legal-passes-check")
+
+
+def test_catches_illegal_action_applied():
+    def apply_anything(self, action, player=None):
+        player = self._resolve_player(player)
+        events = self._apply(action, player)
+        self.history.append((player, action, events))
+        return events
+    expect_failure(broken_grid(apply=apply_anything), "illegal-raises")
+
+
+def test_catches_check_that_changes_the_state():
+    def meddling(self, action, player):
+        found = GridState._violations(self, action, player)
+        if found:
+            self.turn = 1 - self.turn
+        return found
+    expect_failure(broken_grid(_violations=meddling), "illegal-unchanged")
+
+
+def test_catches_shared_clone():
+    expect_failure(broken_grid(clone=lambda self: self), "clone-independent")
+
+
+def test_catches_lossy_json():
+    expect_failure(broken_grid(to_dict=lambda self: {"board": list(self.board), "turn": 0}),
+                   "json-round-trip")
+
+
+def test_catches_bad_action_text():
+    class BadText(GridGame):
+        def parse_action(self, text):
+            return Mark(int(text.split()[1]) % 8)
+    game = BadText()
+    expect_failure(game, "action-round-trip")
+
+
+def test_catches_unrepeatable_games():
+    counter = iter(range(10**6))
+
+    class Drifting(GridGame):
+        def new_state(self, players=2, seed=None, setup=None):
+            return GridState(self, [None] * 9, next(counter) % 2)
+    expect_failure(Drifting(), "replay")
+
+
+def test_catches_observation_leaks():
+    class Leaky(BidGame):
+        def new_state(self, players=2, seed=None, setup=None):
+            s = super().new_state(players, seed)
+            s.__class__ = LeakyState
+            return s
+
+        def state_from_json(self, text):
+            s = super().state_from_json(text)
+            s.__class__ = LeakyState
+            return s
+
+    class LeakyState(BidState):
+        def observe(self, player):
+            return {**super().observe(player), "sealed": dict(self.sealed)}
+    expect_failure(Leaky(), "observe-hidden")
+
+
+def test_catches_determinize_that_hides_nothing():
+    class Lazy(BidGame):
+        def new_state(self, players=2, seed=None, setup=None):
+            s = super().new_state(players, seed)
+            s.__class__ = LazyState
+            return s
+
+        def state_from_json(self, text):
+            s = super().state_from_json(text)
+            s.__class__ = LazyState
+            return s
+
+    class LazyState(BidState):
+        def determinize(self, player, rng):
+            return self.clone()
+    expect_failure(Lazy(), "determinize-varies")
+
+
+def test_catches_infinite_scores():
+    expect_failure(broken_grid(scores=lambda self: [float("inf"), 0.0]), "scores-finite")
+
+
+def test_catches_games_that_never_end():
+    game = broken_grid(to_move=lambda self: (self.turn,) if None in self.board else (0,),
+                       _legal_actions=lambda self, p: FiniteActionSpace(
+                           [Mark(i) for i, v in enumerate(self.board) if v is None]))
+    with pytest.raises(HarnessFailure) as caught:
+        check_random_games(game, 2, games=1, max_steps=50)
+    assert caught.value.property == "terminates"
+
+
+def test_failure_names_seed_and_step():
+    game = broken_grid(clone=lambda self: self)
+    with pytest.raises(HarnessFailure, match=r"seed 7, step 0"):
+        check_random_games(game, 2, games=1, seed=7)

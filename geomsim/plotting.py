@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import shapely
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import EllipseCollection, PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, PathPatch
@@ -30,6 +31,7 @@ PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564
 def new_axes(width: float = 8.0, height: float = 8.0, title: str | None = None) -> Axes:
     """A fresh Axes on its own Agg figure, equal aspect, no ticks."""
     fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.set_aspect("equal")
     ax.set_xticks([])

@@ -1,0 +1,74 @@
+"""Game lookup, the command line's error handling, and the engine's independence of games."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import geomsim
+from geomsim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_unknown_game_lists_known_ones():
+    with pytest.raises(geomsim.UnknownGame, match="unknown game 'chess'; known games: anasazi, aztekz, cibola"):
+        geomsim.load_game("chess")
+
+
+def test_list_games_names_the_three_games():
+    assert geomsim.list_games() == ["anasazi", "aztekz", "cibola"]
+
+
+def test_engine_imports_no_game():
+    for path in (ROOT / "geomsim").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            assert not any(n == "games" or n.startswith("games.") for n in names), \
+                f"{path.name} imports {names}"
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert geomsim.__version__ in capsys.readouterr().out
+
+
+def test_help_lists_commands(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "games" in out and "setup" in out
+
+
+def test_unknown_game_is_one_line_exit_2(capsys):
+    assert main(["setup", "chess"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["geomsim: error: unknown game 'chess'; known games: anasazi, aztekz, cibola"]
+
+
+def test_bad_option_is_exit_2(capsys):
+    assert main(["setup", "--players", "many", "anasazi"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_malformed_json_names_line_and_column(tmp_path, capsys):
+    bad = tmp_path / "setup.json"
+    bad.write_text('{"players": 2,\n  "mesas": [1, 2,]\n}')
+    assert main(["setup", "cibola", "--from", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: line 2, column" in err and len(err.strip().splitlines()) == 1
+
+
+def test_console_script_has_no_traceback():
+    run = subprocess.run([sys.executable, "-m", "geomsim.cli", "setup", "nope"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr and "unknown game 'nope'" in run.stderr

@@ -1,0 +1,132 @@
+"""The rules interface contract that the base State keeps for every game."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from geomsim.rules import (
+    ENGINE_TURN_RULE,
+    ContinuousActionSpace,
+    Event,
+    FiniteActionSpace,
+    IllegalAction,
+    Verdict,
+    Violation,
+)
+from tests.toygames import BID, DISCS, GRID, Bid, Mark, Place
+
+
+def test_verdict_is_truthy_only_without_violations():
+    assert Verdict().ok and bool(Verdict())
+    bad = Verdict((Violation("x/1/a", "no"), Violation("x/1/b", "never")))
+    assert not bad.ok and not bad
+    assert bad.rules == ("x/1/a", "x/1/b")
+    assert str(bad) == "x/1/a: no; x/1/b: never"
+
+
+def test_illegal_action_names_the_rule_and_leaves_state_unchanged():
+    state = GRID.new_state(seed=0)
+    player = state.to_move()[0]
+    state.apply(Mark(4), player)
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as caught:
+        state.apply(Mark(4))
+    assert caught.value.rule == "toy/grid/empty"
+    assert "cell 4 is taken" in str(caught.value)
+    assert state.to_json() == before
+
+
+def test_player_not_to_move_breaks_the_turn_rule():
+    state = GRID.new_state(seed=0)
+    idle = 1 - state.to_move()[0]
+    verdict = state.check(Mark(0), idle)
+    assert verdict.rules == (ENGINE_TURN_RULE,)
+    assert state.legal_actions(idle).is_empty()
+
+
+def test_unknown_player_is_a_clear_error():
+    state = GRID.new_state(seed=0)
+    with pytest.raises(ValueError, match="unknown player 5"):
+        state.check(Mark(0), 5)
+    with pytest.raises(ValueError, match="unknown player"):
+        state.check(Mark(0), True)
+
+
+def test_player_must_be_named_when_several_are_to_move():
+    state = BID.new_state(seed=0)
+    assert state.to_move() == (0, 1)
+    with pytest.raises(ValueError, match="players 0, 1 are to move"):
+        state.apply(Bid(1))
+
+
+def test_simultaneous_choices_resolve_when_all_have_decided():
+    state = BID.new_state(seed=3)
+    state.apply(Bid(2), 0)
+    assert state.to_move() == (1,)
+    assert "sealed" not in json.dumps(state.observe(1)) or state.observe(1)["own_bid"] is None
+    assert state.observe(1)["decided"] == [0] and state.observe(1)["own_bid"] is None
+    events = state.apply(Bid(1), 1)
+    assert events[0].data == {"bids": [2, 1], "winner": 0}
+    assert state.to_move() == (0, 1)
+
+
+def test_history_and_json_round_trip():
+    state = GRID.new_state(seed=1)
+    for cell in (0, 4, 8):
+        state.apply(Mark(cell))
+    again = GRID.state_from_json(state.to_json())
+    assert again.to_json() == state.to_json()
+    assert [str(a) for _, a, _ in again.history] == ["mark 0", "mark 4", "mark 8"]
+    assert again.history[0][2] == [Event("marked", again.history[0][0], {"cell": 0})]
+
+
+def test_clone_is_independent():
+    state = GRID.new_state(seed=1)
+    copy = state.clone()
+    copy.apply(Mark(0))
+    assert state.board[0] is None and not state.history
+
+
+def test_to_json_refuses_nan():
+    state = DISCS.new_state()
+    state.points.append((0, float("nan"), 0.5))
+    with pytest.raises(ValueError):
+        state.to_json()
+
+
+def test_action_json_and_text():
+    action = Place(0.1, 0.7)
+    assert DISCS.action_from_json(json.loads(json.dumps(action.to_json()))) == action
+    assert DISCS.parse_action(str(action)) == action
+    with pytest.raises(ValueError, match="unknown toy-discs action kind 'fly'"):
+        DISCS.action_from_json({"kind": "fly"})
+
+
+def test_finite_space_samples_without_repeats():
+    space = FiniteActionSpace([Mark(i) for i in range(5)])
+    picks = space.sample(np.random.default_rng(0), 10)
+    assert sorted(a.cell for a in picks) == [0, 1, 2, 3, 4]
+    assert len(space) == 5 and Mark(3) in space and space.finite
+
+
+def test_continuous_space_adds_discrete_actions_when_short():
+    space = ContinuousActionSpace(lambda rng, k: [], discrete=[Mark(1)])
+    assert space.sample(np.random.default_rng(0), 3) == [Mark(1)]
+    assert not space.finite and not space.is_empty()
+
+
+def test_player_count_is_checked():
+    with pytest.raises(ValueError, match="played by 2 to 2 players, not 3"):
+        GRID.new_state(players=3)
+
+
+def test_winners_empty_before_the_end_and_scores_finite_after():
+    state = GRID.new_state(seed=0)
+    assert state.winners() == []
+    for cell in (0, 3, 1, 4, 2):
+        state.apply(Mark(cell))
+    assert state.is_over() and state.winners() == [state.history[0][0]]
+    assert state.returns_finite()

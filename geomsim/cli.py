@@ -139,6 +139,28 @@ def setup_command(game_name: str, players: int | None, seed: int, source: Path |
         click.echo(str(state))
 
 
+@cli.command("rules")
+@click.argument("game_name", metavar="[GAME]", required=False)
+@click.option("--coverage", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the rules coverage page of all games (rule, text, enforcer, tests).")
+@click.option("--tests", "tests_dir", default="tests", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Where the tests are.")
+def rules_command(game_name: str | None, coverage: Path | None, tests_dir: Path) -> None:
+    """List the rules of GAME with their ids and rulebook text, or write the coverage page."""
+    names = [game_name] if game_name else geomsim.list_games()
+    games = [game_option(n) for n in names]
+    if coverage:
+        from geomsim.coverage import coverage_markdown
+        from geomsim.files import write_text
+
+        write_text(coverage, coverage_markdown(games, tests_dir))
+        click.echo(f"wrote {coverage}")
+        return
+    for game in games:
+        for rule in game.rules.values():
+            click.echo(f"{rule.id:45s} {rule.section:6s} {' '.join(rule.text.split())}")
+
+
 def read_json(path: Path) -> Any:
     """The JSON data in `path`, or a `UserError` naming the line and column of the problem."""
     try:

@@ -26,6 +26,7 @@ def test_every_rule_names_its_enforcer(name):
     game = geomsim.load_game(name)
     for rule in game.rules.values():
         assert rule.id.startswith(f"{name}/") and rule.text.strip(), rule
+        assert ":" in rule.enforced_by, f"{rule.id} does not name its enforcing function"
         assert rule.id == next(k for k, v in game.rules.items() if v is rule)
 
 

@@ -1,0 +1,660 @@
+"""Batches of games: `geomsim analyze`.
+
+A batch plays games ``seed, seed + 1, ...`` of one game with a line-up of bots, on any
+`concurrent.futures.Executor`: in-process (``--workers 1``), local processes (the default) or a
+Dask cluster (``--scheduler ADDRESS``, needs ``pip install geomsim[distributed]``).
+
+Files in the output folder:
+- ``batch.json``: the batch's parameters (checked when resuming);
+- ``games.jsonl``: one row per game (`GameResult.to_row`), appended and flushed as each game
+  finishes, so an interrupted batch keeps its rows; when the batch completes the file is
+  rewritten sorted by seed, so a finished file is the same whatever the workers;
+- ``summary.json``, ``summary.md``, ``analysis.png``: win rates by seat and by bot with Wilson
+  95% intervals, score distributions, game length and the game's figures, computed from the rows
+  sorted by seed (independent of completion order).
+
+Reproducibility: game i uses seed S + i for its setup, and each seat's bot draws from a stream
+derived from that seed (`geomsim.bots.bot_rngs`), so rows do not depend on the number of workers
+or on the order in which games finish (only their ``seconds`` does).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from geomsim.bots import make_bot, play_game
+from geomsim.files import write_text
+from geomsim.registry import load_game
+from geomsim.rules import Game, State
+
+ROWS = "games.jsonl"
+BATCH = "batch.json"
+Z95 = 1.959963984540054
+
+
+# -- the batch ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What to play: `games` games of `game` from seed `seed` with a line-up of bots.
+
+    `bots` has one spec per seat; with `rotate`, game i seats them shifted by i places, so
+    each bot plays each seat equally often over `players` consecutive games.
+    `start` is the JSON of a state to start every game from (a scenario's end), `start_name`
+    names where it came from.
+    """
+
+    game: str
+    players: int
+    bots: tuple[str, ...]
+    seed: int = 0
+    games: int = 100
+    rotate: bool = True
+    start: str | None = None
+    start_name: str | None = None
+    max_steps: int = 100_000
+
+    def lineup(self, seed: int) -> list[str]:
+        """The bot spec of each seat in the game of `seed`."""
+        shift = (seed - self.seed) % self.players if self.rotate else 0
+        return [self.bots[(s + shift) % self.players] for s in range(self.players)]
+
+    def seeds(self) -> range:
+        """The seeds of the batch's games, in order."""
+        return range(self.seed, self.seed + self.games)
+
+    def record(self) -> dict[str, Any]:
+        """The parameters as written to ``batch.json`` (the start state by its hash)."""
+        data = asdict(self)
+        data["bots"] = list(self.bots)
+        data["start"] = None if self.start is None else _digest(self.start)
+        return data
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def lineup_of(bots: Sequence[str], players: int) -> tuple[str, ...]:
+    """One bot spec per seat from a list given for fewer seats (repeated in turn)."""
+    if not bots:
+        raise ValueError("--bots: name at least one bot")
+    if len(bots) > players:
+        raise ValueError(f"--bots: {len(bots)} bots for {players} players")
+    return tuple(bots[s % len(bots)] for s in range(players))
+
+
+def resolve_game(spec: str) -> Game:
+    """The game registered as `spec`, or the `Game` object at ``module:attribute``."""
+    if ":" not in spec:
+        return load_game(spec)
+    module, _, attribute = spec.partition(":")
+    game = getattr(importlib.import_module(module), attribute)
+    if not isinstance(game, Game):
+        raise TypeError(f"{spec} is not a geomsim Game")
+    return game
+
+
+class GameFailed(RuntimeError):
+    """A game of the batch raised: the message names its seed."""
+
+
+def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[str]]],
+              start: str | None, max_steps: int) -> list[dict[str, Any]]:
+    """Play the games `tasks` = [(seed, line-up)] and return their rows (a worker's task).
+
+    A top-level function of picklable arguments, so it runs in spawned processes and on Dask.
+    """
+    game = resolve_game(game_spec)
+    first = None if start is None else game.state_from_json(start)
+    rows = []
+    for seed, bots in tasks:
+        try:
+            rows.append(play_game(game, players, list(bots), seed, first, max_steps).to_row())
+        except Exception as e:
+            raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): {type(e).__name__}: {e}") from None
+    return rows
+
+
+# -- executors ------------------------------------------------------------------------------------
+
+
+class InlineExecutor(Executor):
+    """Runs each task at once in this process (``--workers 1``)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as e:
+            future.set_exception(e)
+        return future
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is handled by the main process alone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@dataclass
+class Pool:
+    """An executor, how many tasks to keep in flight on it, and how to stop it at once."""
+
+    executor: Executor
+    capacity: int
+    close: Callable[[], None] = lambda: None
+    abandon: Callable[[], None] = lambda: None
+
+
+def local_pool(workers: int, mp_context: Any = None) -> Pool:
+    """In-process for one worker, else a `ProcessPoolExecutor` of `workers` processes."""
+    if workers <= 1:
+        return Pool(InlineExecutor(), 1)
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=mp_context,
+                                   initializer=_ignore_sigint)
+
+    def abandon() -> None:
+        # Running games are dropped (their seeds are redone on --resume), not waited for.
+        processes = list(getattr(executor, "_processes", {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+
+    return Pool(executor, 2 * workers, lambda: executor.shutdown(wait=True), abandon)
+
+
+def dask_pool(address: str) -> Pool:
+    """The executor of a Dask client connected to the scheduler at `address`."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise click.UsageError("--scheduler needs Dask: pip install 'geomsim[distributed]'") from None
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise _user_error(f"--scheduler {address}: cannot connect: {e}") from None
+    threads = sum(client.nthreads().values()) or 1
+    executor = client.get_executor(pure=False)
+
+    def close() -> None:
+        executor.shutdown(wait=True)
+        client.close()
+
+    def abandon() -> None:
+        executor.shutdown(wait=False)
+        client.close()
+
+    return Pool(executor, 2 * threads, close, abandon)
+
+
+# -- rows on disk -------------------------------------------------------------------------------------
+
+
+def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """The complete rows of a ``games.jsonl``; a partly written last line is dropped.
+
+    Every row is written as one line ending in a newline, so text after the last newline is a
+    row cut short by a kill. With `repair` the file is truncated to its complete rows, so that
+    appending continues on a fresh line. A bad complete line is an error naming its number.
+    """
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    rows = []
+    for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            raise _user_error(f"{path}: line {number} is not a JSON row") from None
+    if repair and end != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(end)
+    return rows
+
+
+def _user_error(message: str) -> click.ClickException:
+    from geomsim.cli import UserError
+
+    return UserError(message)
+
+
+def _row_line(row: dict[str, Any]) -> str:
+    return json.dumps(row, sort_keys=True, allow_nan=False) + "\n"
+
+
+def write_sorted(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    """Rewrite the rows file sorted by seed, atomically."""
+    write_text(path, "".join(_row_line(r) for r in sorted(rows, key=lambda r: r["seed"])))
+
+
+# -- running --------------------------------------------------------------------------------------------
+
+
+class Interrupted(Exception):
+    """The batch was stopped by Ctrl-C or SIGTERM; `written` rows are on disk."""
+
+    def __init__(self, written: int, total: int):
+        self.written, self.total = written, total
+        super().__init__(f"interrupted after {written} of {total} games")
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
+    for i in range(0, len(items), size):
+        yield list(items[i:i + size])
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Let SIGTERM (as sent by job schedulers) stop a batch as cleanly as Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: int = 1,
+              progress: bool | None = None) -> list[dict[str, Any]]:
+    """Play the batch's games not yet in ``out/games.jsonl`` and return all its rows.
+
+    Rows are appended as games finish; at the end the file is rewritten sorted by seed.
+    Raises `Interrupted` on Ctrl-C (pending games cancelled, written rows kept) and `GameFailed`
+    when a game raises.
+    """
+    from tqdm import tqdm
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / ROWS
+    rows = read_rows(path, repair=True) if resume else []
+    done = {r["seed"] for r in rows}
+    todo = [s for s in batch.seeds() if s not in done]
+    write_text(out / BATCH, json.dumps(batch.record(), indent=1) + "\n")
+    pending: set[Future] = set()
+    work = _chunks(todo, chunk)
+    bar = tqdm(total=batch.games, initial=batch.games - len(todo), unit="game", file=sys.stderr,
+               disable=(not sys.stderr.isatty()) if progress is None else not progress,
+               dynamic_ncols=True, smoothing=0.1)
+    try:
+        with open(path, "a" if resume else "w", encoding="utf-8") as f, _sigterm_as_interrupt():
+            while True:
+                for seeds in work:
+                    tasks = [(s, batch.lineup(s)) for s in seeds]
+                    pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
+                                                     batch.start, batch.max_steps))
+                    if len(pending) >= pool.capacity:
+                        break
+                if not pending:
+                    break
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    for row in future.result():
+                        f.write(_row_line(row))
+                        f.flush()
+                        rows.append(row)
+                        bar.update(1)
+    except KeyboardInterrupt:
+        for future in pending:
+            future.cancel()
+        pool.abandon()
+        raise Interrupted(len(rows), batch.games) from None
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        pool.abandon()
+        raise
+    finally:
+        bar.close()
+    write_sorted(path, rows)
+    return sorted(rows, key=lambda r: r["seed"])
+
+
+# -- summary --------------------------------------------------------------------------------------------
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (successes may be fractional shares)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def describe(values: Sequence[float]) -> dict[str, float]:
+    """Count, mean, standard deviation, min, quartiles and max of `values`."""
+    a = np.sort(np.asarray(values, dtype=float))
+    if a.size == 0:
+        return {"n": 0}
+    q25, median, q75 = np.quantile(a, [0.25, 0.5, 0.75])
+    return {"n": int(a.size), "mean": float(a.mean()), "std": float(a.std()), "min": float(a[0]),
+            "q25": float(q25), "median": float(median), "q75": float(q75), "max": float(a[-1])}
+
+
+def _share(row: dict[str, Any], seat: int) -> float:
+    winners = row["winners"]
+    return 1 / len(winners) if seat in winners else 0.0
+
+
+def _rate(wins: float, n: int) -> dict[str, Any]:
+    low, high = wilson(wins, n)
+    return {"games": n, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [low, high]}
+
+
+def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Win rates by seat and by bot (Wilson 95%), scores, length and figures of the rows.
+
+    A win shared by k players counts 1/k for each. Unfinished games count as played, not won.
+    The result does not depend on the order of `rows`.
+    """
+    rows = sorted(rows, key=lambda r: r["seed"])
+    if not rows:
+        return {"games": 0}
+    players = rows[0]["players"]
+    seats = []
+    for s in range(players):
+        wins = sum(_share(r, s) for r in rows)
+        seats.append({"seat": s, **_rate(wins, len(rows)),
+                      "score": describe([r["scores"][s] for r in rows])})
+    bots: dict[str, dict[str, list]] = {}
+    for r in rows:
+        for s, name in enumerate(r["bots"]):
+            entry = bots.setdefault(name, {"wins": [], "scores": []})
+            entry["wins"].append(_share(r, s))
+            entry["scores"].append(r["scores"][s])
+    by_bot = [{"bot": name, **_rate(sum(e["wins"]), len(e["wins"])), "score": describe(e["scores"])}
+              for name, e in sorted(bots.items())]
+    return {
+        "game": rows[0]["game"], "players": players, "games": len(rows),
+        "finished": sum(bool(r["finished"]) for r in rows),
+        "shared_wins": sum(len(r["winners"]) > 1 for r in rows),
+        "seeds": [rows[0]["seed"], rows[-1]["seed"]],
+        "even_chance": 1 / players,
+        "by_seat": seats, "by_bot": by_bot,
+        "length": describe([r["length"] for r in rows]),
+        "figures": _figures(rows),
+    }
+
+
+def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Statistics of each numeric game figure (non-numeric figures are left out)."""
+    names = sorted({k for r in rows for k in r.get("figures", {})})
+    found = {}
+    for name in names:
+        values = [r["figures"][name] for r in rows if name in r.get("figures", {})]
+        if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            found[name] = describe(values)
+    return found
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _num(x: float) -> str:
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def _stats_cells(d: dict[str, float]) -> list[str]:
+    return [_num(d[k]) for k in ("mean", "std", "min", "median", "max")] if d.get("n") else ["-"] * 5
+
+
+def summary_markdown(summary: dict[str, Any]) -> str:
+    """The summary as Markdown tables (also printed by ``geomsim analyze``)."""
+    if not summary.get("games"):
+        return "No games.\n"
+    lines = [
+        f"# {summary['game']}: {summary['games']} games, {summary['players']} players",
+        "",
+        f"Seeds {summary['seeds'][0]} to {summary['seeds'][1]}; {summary['finished']} finished; "
+        f"{summary['shared_wins']} shared wins (each winner counts 1/k). Even chance: "
+        f"{_pct(summary['even_chance'])}. Intervals: Wilson 95%.",
+        "",
+        "## Win rate by bot",
+        "",
+        "| bot | seats played | wins | win rate | 95% CI | score mean | std | min | median | max |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for b in summary["by_bot"]:
+        lines.append(_rate_line(b["bot"], b))
+    lines += ["", "## Win rate by seat", "",
+              "| seat | games | wins | win rate | 95% CI | score mean | std | min | median | max |",
+              "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+    for s in summary["by_seat"]:
+        lines.append(_rate_line(str(s["seat"]), s))
+    lines += ["", "## Game length and figures", "",
+              "| measure | mean | std | min | median | max |", "|---|---:|---:|---:|---:|---:|",
+              "| length (actions) | " + " | ".join(_stats_cells(summary["length"])) + " |"]
+    for name, d in summary["figures"].items():
+        lines.append(f"| {name} | " + " | ".join(_stats_cells(d)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _rate_line(label: str, d: dict[str, Any]) -> str:
+    low, high = d["ci95"]
+    return (f"| {label} | {d['games']} | {_num(d['wins'])} | {_pct(d['win_rate'])} | "
+            f"{_pct(low)}–{_pct(high)} | " + " | ".join(_stats_cells(d["score"])) + " |")
+
+
+# -- plots ------------------------------------------------------------------------------------------------
+
+
+def plot_summary(summary: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
+    """A figure of four panels: win rate by bot and by seat (95% CI), scores by bot, lengths."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 7.5), layout="constrained")
+    axes = fig.subplots(2, 2)
+    fig.suptitle(f"{summary['game']}: {summary['games']} games, {summary['players']} players")
+    _rate_panel(axes[0, 0], summary["by_bot"], "bot", summary["even_chance"], "Win rate by bot")
+    seats = [{**s, "label": f"seat {s['seat']}"} for s in summary["by_seat"]]
+    _rate_panel(axes[0, 1], seats, "label", summary["even_chance"], "Win rate by seat")
+    _score_panel(axes[1, 0], summary, rows)
+    _length_panel(axes[1, 1], rows)
+    return fig
+
+
+def _rate_panel(ax: Any, entries: Sequence[dict[str, Any]], key: str, even: float, title: str) -> None:
+    x = np.arange(len(entries))
+    rate = np.array([e["win_rate"] for e in entries])
+    low = np.array([e["ci95"][0] for e in entries])
+    high = np.array([e["ci95"][1] for e in entries])
+    ax.bar(x, rate, color="#1f77b4", alpha=0.8)
+    ax.errorbar(x, rate, yerr=[rate - low, high - rate], fmt="none", ecolor="black", capsize=4)
+    ax.axhline(even, color="grey", linestyle="--", linewidth=1, label=f"even chance {_pct(even)}")
+    ax.set_xticks(x, [str(e[key]) for e in entries], rotation=15)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper right")
+
+
+def _score_panel(ax: Any, summary: dict[str, Any], rows: Sequence[dict[str, Any]]) -> None:
+    names = [b["bot"] for b in summary["by_bot"]]
+    scores: dict[str, list[float]] = {n: [] for n in names}
+    for r in rows:
+        for s, name in enumerate(r["bots"]):
+            scores[name].append(r["scores"][s])
+    ax.boxplot([scores[n] for n in names], tick_labels=names)
+    ax.set_ylabel("final score")
+    ax.set_title("Scores by bot")
+
+
+def _length_panel(ax: Any, rows: Sequence[dict[str, Any]]) -> None:
+    lengths = np.array([r["length"] for r in rows])
+    bins = np.arange(lengths.min(), lengths.max() + 2) - 0.5 if np.ptp(lengths) < 40 else 30
+    ax.hist(lengths, bins=bins, color="#2ca02c", alpha=0.8)
+    ax.set_xlabel("actions per game")
+    ax.set_ylabel("games")
+    ax.set_title("Game length")
+
+
+def write_summary(out: Path, rows: Sequence[dict[str, Any]], plot: bool = True) -> dict[str, Any]:
+    """Write ``summary.json``, ``summary.md`` and (with `plot`) ``analysis.png``; return the summary."""
+    summary = summarize(rows)
+    write_text(out / "summary.json", json.dumps(summary, indent=1, allow_nan=False) + "\n")
+    write_text(out / "summary.md", summary_markdown(summary))
+    if plot and summary.get("games"):
+        from geomsim.plotting import save
+
+        save(plot_summary(summary, rows), out / "analysis.png")
+    return summary
+
+
+# -- scenarios ------------------------------------------------------------------------------------------------
+
+
+def scenario_start(path: Path, game: Game) -> str:
+    """The JSON of the state at the end of a scenario's steps (``--from``)."""
+    try:
+        scenario = importlib.import_module("geomsim.scenario")
+    except ImportError:
+        raise _user_error("--from: scenarios are not available yet (geomsim.scenario is missing)") from None
+    end_state = getattr(scenario, "end_state", None)
+    if end_state is None:
+        raise _user_error("--from: not available yet (geomsim.scenario has no end_state)")
+    state: State = end_state(scenario.load_scenario(path))
+    if state.game.name != game.name:
+        raise _user_error(f"--from {path}: the scenario plays {state.game.name}, not {game.name}")
+    return state.to_json()
+
+
+# -- the command --------------------------------------------------------------------------------------------------
+
+
+def _default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _batch_from_options(game_name: str, players: int | None, bots: str, games: int, seed: int,
+                        scenario: Path | None, fixed_seats: bool, max_steps: int) -> Batch:
+    try:
+        game = resolve_game(game_name)
+    except Exception as e:
+        raise _user_error(str(e) if ":" not in game_name else f"{game_name}: {e}") from None
+    players = players or game.max_players
+    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    try:
+        game.check_players(players)
+        lineup = lineup_of(specs, players)
+        for spec in set(lineup):
+            make_bot(spec)
+    except ValueError as e:
+        raise _user_error(str(e)) from None
+    start = None if scenario is None else scenario_start(scenario, game)
+    return Batch(game_name, players, lineup, seed, games, not fixed_seats, start,
+                 None if scenario is None else str(scenario), max_steps)
+
+
+def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
+    """Refuse to mix batches: resume only the same batch; never overwrite rows unasked."""
+    rows = out / ROWS
+    if not resume:
+        if rows.exists() and rows.stat().st_size and not force:
+            raise _user_error(f"{rows} already holds games: add --resume to continue that batch "
+                              "or --force to start over")
+        return
+    recorded = out / BATCH
+    if not recorded.exists():
+        if rows.exists() and rows.stat().st_size:
+            raise _user_error(f"--resume: {recorded} is missing, cannot tell which batch {rows} holds")
+        return
+    old = json.loads(recorded.read_text(encoding="utf-8"))
+    new = batch.record()
+    for key, value in new.items():
+        if key != "games" and old.get(key) != value:
+            raise _user_error(f"--resume: {out} holds another batch: {key} was {old.get(key)!r}, "
+                              f"now {value!r}")
+
+
+@click.command("analyze")
+@click.argument("game_name", metavar="GAME")
+@click.option("--players", "-p", type=int, default=None,
+              help="Number of players (default: the game's maximum).")
+@click.option("--bots", "-b", default="random", show_default=True,
+              help="Comma-separated bots by seat, repeated to fill the seats: random, greedy[:K], "
+                   "ismcts[:N|:Ts].")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Number of games.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True,
+              help="Seed of the first game; game i uses seed + i.")
+@click.option("--from", "scenario", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Start every game where this scenario's steps end.")
+@click.option("--workers", "-w", type=click.IntRange(min=1), default=None,
+              help="Local worker processes (default: one per core; 1 runs in this process).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786).")
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("results"), show_default=True, help="Folder for rows, summary and plot.")
+@click.option("--resume", is_flag=True, help="Continue the batch in the output folder.")
+@click.option("--force", is_flag=True, help="Start over, replacing the rows in the output folder.")
+@click.option("--fixed-seats", is_flag=True,
+              help="Keep each bot in its seat (default: rotate the line-up by one seat a game).")
+@click.option("--chunk", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games per task (larger cuts scheduling overhead for very short games).")
+@click.option("--max-steps", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="Stop a game after this many decisions (it is recorded as unfinished).")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--no-plot", is_flag=True, help="Skip analysis.png.")
+def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
+                    scenario: Path | None, workers: int | None, scheduler: str | None,
+                    output: Path, resume: bool, force: bool, fixed_seats: bool, chunk: int,
+                    max_steps: int, progress: bool | None, no_plot: bool) -> None:
+    """Play many games of GAME with bots and summarize who wins.
+
+    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md
+    and analysis.png. Ctrl-C keeps the rows written; --resume continues.
+    """
+    if workers is not None and scheduler is not None:
+        raise _user_error("give --workers or --scheduler, not both")
+    if resume and force:
+        raise _user_error("give --resume or --force, not both")
+    batch = _batch_from_options(game_name, players, bots, games, seed, scenario, fixed_seats,
+                                max_steps)
+    _check_resume(output, batch, resume, force)
+    pool = dask_pool(scheduler) if scheduler else local_pool(workers or _default_workers())
+    try:
+        rows = run_batch(batch, output, pool, resume=resume, chunk=chunk, progress=progress)
+    except Interrupted as e:
+        click.echo(f"geomsim: interrupted: {e.written} of {e.total} games are in "
+                   f"{output / ROWS}; run the same command with --resume to continue", err=True)
+        raise click.exceptions.Exit(130) from None
+    except GameFailed as e:
+        raise _user_error(f"{e}; the rows written so far are kept (--resume continues)") from None
+    pool.close()
+    summary = write_summary(output, rows, plot=not no_plot)
+    click.echo(summary_markdown(summary))
+    click.echo(f"wrote {output / ROWS}, summary.json, summary.md"
+               + ("" if no_plot else ", analysis.png"))

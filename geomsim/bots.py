@@ -1,0 +1,426 @@
+"""Players that use only the rules interface, so they play every game.
+
+A bot is anything with ``choose(state, player, rng) -> Action`` (the `Bot` protocol). Bots look
+at the state only through what the interface lets a player know: `legal_actions(player)`,
+`determinize(player, rng)` (a full state consistent with `observe(player)`) and `evaluate`.
+
+- `RandomBot`: a uniformly sampled legal action.
+- `GreedyBot`: one-step lookahead on `state.evaluate(player)` in a determinization.
+- `ISMCTSBot`: single-observer information-set Monte Carlo tree search, with decoupled
+  selection for simultaneous moves and progressive widening for continuous action spaces.
+
+Bots are named by a spec string (``"random"``, ``"greedy:32"``, ``"ismcts:200"``,
+``"ismcts:0.5s"``) through `make_bot`; `play_game` plays one game and returns a `GameResult`.
+
+A game may define ``State.figures() -> dict`` (numbers worth reporting per game, e.g. treasures
+taken or markers laid); `play_game` copies it into the result when present.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from geomsim.rules import Action, ActionSpace, Game, IllegalAction, Player, State
+
+# -- the protocol -------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """A player: picks a legal action for `player`, who is to move in `state`."""
+
+    spec: str
+
+    def choose(self, state: State, player: Player, rng: np.random.Generator) -> Action:
+        """A legal action of `player` now; all randomness from `rng`."""
+        ...
+
+
+class NoLegalAction(RuntimeError):
+    """A player is to move but the game offers no legal action (a bug of the game)."""
+
+
+def _candidates(space: ActionSpace, rng: np.random.Generator, limit: int) -> list[Action]:
+    """Every action of a finite space up to `limit` of them, else `limit` sampled ones."""
+    if space.finite and len(space) <= limit:  # type: ignore[arg-type]
+        return list(space)  # type: ignore[call-overload]
+    return space.sample(rng, limit)
+
+
+def _pick_best(actions: Sequence[Action], values: Sequence[float],
+               rng: np.random.Generator) -> Action:
+    """The action of highest value, ties broken with `rng`."""
+    best = max(values)
+    tied = [a for a, v in zip(actions, values) if v == best]
+    return tied[int(rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
+
+
+# -- random and greedy ----------------------------------------------------------------------------
+
+
+@dataclass
+class RandomBot:
+    """Plays a uniformly sampled legal action."""
+
+    spec: str = "random"
+
+    def choose(self, state: State, player: Player, rng: np.random.Generator) -> Action:
+        """A legal action of `player` drawn with `rng`."""
+        found = state.legal_actions(player).sample(rng, 1)
+        if not found:
+            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+        return found[0]
+
+
+@dataclass
+class GreedyBot:
+    """One-step lookahead: the action whose result `evaluate`s best for the player.
+
+    The lookahead runs on one determinization, so the bot never uses hidden information.
+    Finite spaces of at most `samples` actions are tried whole; larger or continuous ones are
+    sampled (`samples` candidates).
+    """
+
+    samples: int = 32
+    spec: str = "greedy"
+
+    def choose(self, state: State, player: Player, rng: np.random.Generator) -> Action:
+        """The candidate action of best one-step value for `player`."""
+        candidates = _candidates(state.legal_actions(player), rng, self.samples)
+        if not candidates:
+            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+        if len(candidates) == 1:
+            return candidates[0]
+        seen = state.determinize(player, rng)
+        values = [self._value(seen, action, player) for action in candidates]
+        return _pick_best(candidates, values, rng)
+
+    @staticmethod
+    def _value(state: State, action: Action, player: Player) -> float:
+        child = state.clone()
+        try:
+            child.apply(action, player)
+        except IllegalAction:  # legal in truth but not in this determinization: never prefer it
+            return -math.inf
+        return child.evaluate(player)
+
+
+# -- information-set Monte Carlo tree search --------------------------------------------------------
+
+
+@dataclass
+class _Edge:
+    """Statistics of one action of one player at one node."""
+
+    visits: int = 0
+    total: float = 0.0
+    available: int = 0  # how often it was legal when its node was visited (SO-ISMCTS)
+
+    def ucb(self, c: float) -> float:
+        if self.visits == 0:
+            return math.inf
+        return self.total / self.visits + c * math.sqrt(math.log(max(self.available, 1)) / self.visits)
+
+
+@dataclass
+class _Node:
+    """A node of the searcher's tree: per mover, statistics of their actions (decoupled)."""
+
+    edges: dict[Player, dict[Action, _Edge]] = field(default_factory=dict)
+    children: dict[tuple[tuple[Player, Action], ...], _Node] = field(default_factory=dict)
+
+
+def rewards(values: Sequence[float], winners: Sequence[Player]) -> list[float]:
+    """Each player's reward in [0, 1]: half a share of the win, half the opponents beaten.
+
+    A win shared by k players gives each 1/k of the first half; the second half is the fraction
+    of opponents with a lower value (ties count half). Used at the end of a game (scores and the
+    rulebook's winners) and at a cut-off (`evaluate` and its leaders).
+    """
+    n = len(values)
+    out = []
+    for p, v in enumerate(values):
+        share = 1 / len(winners) if p in winners else 0.0
+        beaten = sum((w < v) + 0.5 * (w == v) for q, w in enumerate(values) if q != p)
+        out.append(0.5 * share + 0.5 * (beaten / (n - 1) if n > 1 else 1.0))
+    return out
+
+
+def _outcome(state: State) -> list[float]:
+    """Rewards at the end of a game, or from `evaluate` when cut off before it."""
+    if state.is_over():
+        return rewards(state.scores(), state.winners())
+    values = [state.evaluate(p) for p in range(state.num_players)]
+    best = max(values)
+    return rewards(values, [p for p, v in enumerate(values) if v == best])
+
+
+@dataclass
+class ISMCTSBot:
+    """Single-observer information-set MCTS (Cowling, Powley, Whitehouse 2012).
+
+    Each iteration draws a determinization of the searcher's information set, descends one
+    tree shared by all determinizations (UCB1 with availability counts over the actions legal
+    in that determinization), adds one node, plays random moves to the end (or `rollout_depth`
+    decisions, then scores with `evaluate`) and backs up rewards in [0, 1] (see `rewards`).
+
+    Simultaneous moves: every player in `to_move()` selects from their own statistics at the
+    node (decoupled UCT), so no one's choice depends on another's sealed choice.
+    Continuous spaces: progressive widening, a node holds at most ``widen_c * visits**widen_alpha``
+    sampled actions of a player.
+
+    Budget: `iterations`, or `seconds` of search per decision when set (then results depend on
+    the machine's speed and are not reproducible).
+    """
+
+    iterations: int = 200
+    seconds: float | None = None
+    exploration: float = 0.7
+    widen_c: float = 1.0
+    widen_alpha: float = 0.5
+    rollout_depth: int | None = None
+    max_rollout: int = 10_000
+    spec: str = "ismcts"
+
+    def choose(self, state: State, player: Player, rng: np.random.Generator) -> Action:
+        """The action of `player` most visited at the root after the search."""
+        space = state.legal_actions(player)
+        if space.finite and len(space) == 1:  # type: ignore[arg-type]
+            return space[0]  # type: ignore[index]
+        root = _Node()
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while done == 0 or (done < self.iterations if deadline is None
+                            else time.perf_counter() < deadline):
+            self._iterate(root, state.determinize(player, rng), rng)
+            done += 1
+        return self._best(root, state, player, rng)
+
+    def _best(self, root: _Node, state: State, player: Player, rng: np.random.Generator) -> Action:
+        edges = [(a, e) for a, e in root.edges.get(player, {}).items() if state.check(a, player).ok]
+        if not edges:
+            return RandomBot().choose(state, player, rng)
+        keys = [(e.visits, e.total / max(e.visits, 1)) for _, e in edges]
+        return _pick_best([a for a, _ in edges], keys, rng)  # type: ignore[arg-type]
+
+    def _iterate(self, root: _Node, state: State, rng: np.random.Generator) -> None:
+        """One iteration on the determinization `state` (consumed)."""
+        node, path = root, []
+        while not state.is_over():
+            joint = []
+            for p in state.to_move():
+                if p not in state.to_move():  # resolved by an earlier sealed choice
+                    continue
+                action = self._select(node, state, p, rng)
+                state.apply(action, p)
+                joint.append((p, action))
+            path.append((node, joint))
+            child = node.children.get(key := tuple(joint))
+            if child is None:
+                node.children[key] = _Node()
+                break
+            node = child
+        self._rollout(state, rng)
+        reward = _outcome(state)
+        for node, joint in path:
+            for p, action in joint:
+                edge = node.edges[p][action]
+                edge.visits += 1
+                edge.total += reward[p]
+
+    def _select(self, node: _Node, state: State, player: Player, rng: np.random.Generator) -> Action:
+        """An untried legal action if any (widening allowing), else the best by UCB."""
+        space = state.legal_actions(player)
+        edges = node.edges.setdefault(player, {})
+        new = None
+        if space.finite:
+            legal = list(space)  # type: ignore[call-overload]
+            untried = [a for a in legal if a not in edges]
+            if untried:
+                new = untried[int(rng.integers(len(untried)))]
+        else:
+            legal = [a for a in edges if state.check(a, player).ok]
+            visits = sum(e.visits for e in edges.values())
+            if not legal or len(edges) < self.widen_c * (visits + 1) ** self.widen_alpha:
+                sampled = space.sample(rng, 1)
+                new = sampled[0] if sampled else None
+        for a in legal:
+            if a in edges:
+                edges[a].available += 1
+        if new is not None:
+            if new not in edges:
+                edges[new] = _Edge(available=1)
+            return new
+        if not legal:
+            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+        return max(legal, key=lambda a: edges[a].ucb(self.exploration))
+
+    def _rollout(self, state: State, rng: np.random.Generator) -> None:
+        """Random moves until the end, or until `rollout_depth` decisions (then `evaluate`)."""
+        limit = self.max_rollout if self.rollout_depth is None else self.rollout_depth
+        for _ in range(limit):
+            movers = state.to_move()
+            if not movers:
+                return
+            for p in movers:
+                if p in state.to_move():
+                    state.apply(RandomBot().choose(state, p, rng), p)
+
+
+# -- registry -------------------------------------------------------------------------------------
+
+
+def _random(arg: str | None) -> Bot:
+    if arg:
+        raise ValueError("the random bot takes no argument")
+    return RandomBot()
+
+
+def _greedy(arg: str | None) -> Bot:
+    if not arg:
+        return GreedyBot()
+    return GreedyBot(samples=_positive_int(arg, "greedy", "candidate samples"), spec=f"greedy:{arg}")
+
+
+def _ismcts(arg: str | None) -> Bot:
+    if not arg:
+        return ISMCTSBot()
+    if arg.endswith("s"):
+        seconds = _positive_float(arg[:-1], "ismcts", "seconds")
+        return ISMCTSBot(seconds=seconds, spec=f"ismcts:{arg}")
+    return ISMCTSBot(iterations=_positive_int(arg, "ismcts", "iterations"), spec=f"ismcts:{arg}")
+
+
+def _positive_int(text: str, bot: str, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"bot {bot}:{text}: {what} must be a positive integer, not {text!r}")
+    return value
+
+
+def _positive_float(text: str, bot: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"bot {bot}:{text}s: {what} must be a positive number, not {text!r}")
+    return value
+
+
+BOTS: dict[str, Callable[[str | None], Bot]] = {"random": _random, "greedy": _greedy, "ismcts": _ismcts}
+BOT_HELP = {
+    "random": "random (a uniformly sampled legal action)",
+    "greedy": "greedy[:K] (one-step lookahead on evaluate, K candidates, default 32)",
+    "ismcts": "ismcts[:N | :Ts] (tree search, N iterations (default 200) or T seconds a move)",
+}
+
+
+def register_bot(name: str, factory: Callable[[str | None], Bot], help: str = "") -> None:
+    """Make `factory(arg)` available as bot spec ``name`` or ``name:arg``."""
+    BOTS[name] = factory
+    BOT_HELP[name] = help or name
+
+
+def make_bot(spec: str | Bot) -> Bot:
+    """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``); a `Bot` is returned as is."""
+    if not isinstance(spec, str):
+        return spec
+    name, _, arg = spec.strip().partition(":")
+    factory = BOTS.get(name)
+    if factory is None:
+        raise ValueError(f"unknown bot {spec!r}; known bots: {', '.join(BOT_HELP[n] for n in BOTS)}")
+    return factory(arg or None)
+
+
+# -- playing one game -------------------------------------------------------------------------------
+
+
+@dataclass
+class GameResult:
+    """The outcome of one game: who sat where, scores, winners, length and game figures.
+
+    `bots[p]` is the spec of the bot in seat `p` (seat = player index); `first` lists the
+    players to move at the start; `length` counts the actions applied in this game (not those
+    of a starting scenario); `finished` is False when `max_steps` cut the game short.
+    """
+
+    game: str
+    seed: int
+    players: int
+    bots: list[str]
+    scores: list[float]
+    winners: list[Player]
+    length: int
+    finished: bool
+    first: list[Player]
+    figures: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def winner(self) -> Player | None:
+        """The sole winner, or None for a shared win or an unfinished game."""
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    def to_row(self) -> dict[str, Any]:
+        """This result as a JSON-able row (`winner` included)."""
+        row = asdict(self)
+        row["winner"] = self.winner
+        return row
+
+
+def bot_rngs(seed: int, players: int) -> list[np.random.Generator]:
+    """One random stream per seat, derived from the game's seed (independent of scheduling)."""
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(players)]
+
+
+def figures_of(state: State) -> dict[str, Any]:
+    """The game's own figures of this state (`state.figures()`), or {} when it has none."""
+    hook = getattr(state, "figures", None)
+    if not callable(hook):
+        return {}
+    found = hook()
+    if not isinstance(found, Mapping):
+        raise TypeError(f"{state.game.name}: State.figures() must return a dict, not {type(found).__name__}")
+    return {str(k): v for k, v in found.items()}
+
+
+def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
+              start: State | None = None, max_steps: int = 100_000) -> GameResult:
+    """Play one game: `bots[p]` in seat `p`, setup from `seed` (or a copy of `start`).
+
+    Each seat draws from its own stream `bot_rngs(seed, players)[p]`, so the same seed and bots
+    give the same game in any process. Players to move together choose in seat order, each
+    seeing the state through the interface only (earlier sealed choices stay hidden).
+    """
+    seats = [make_bot(b) for b in bots]
+    if len(seats) != players:
+        raise ValueError(f"{len(seats)} bots for {players} players: give one bot per seat")
+    state = game.new_state(players=players, seed=seed) if start is None else start.clone()
+    if state.num_players != players:
+        raise ValueError(f"the starting state has {state.num_players} players, not {players}")
+    rngs = bot_rngs(seed, players)
+    began, first, clock = len(state.history), list(state.to_move()), time.perf_counter()
+    for _ in range(max_steps):
+        movers = state.to_move()
+        if not movers:
+            break
+        for p in movers:
+            if p in state.to_move():
+                state.apply(seats[p].choose(state, p, rngs[p]), p)
+    over = state.is_over()
+    return GameResult(
+        game=game.name, seed=seed, players=players, bots=[b.spec for b in seats],
+        scores=[float(s) for s in state.scores()], winners=list(state.winners()) if over else [],
+        length=len(state.history) - began, finished=over, first=first, figures=figures_of(state),
+        seconds=time.perf_counter() - clock,
+    )

@@ -193,6 +193,10 @@ class ISMCTSBot:
         space = state.legal_actions(player)
         if space.finite and len(space) == 1:  # type: ignore[arg-type]
             return space[0]  # type: ignore[index]
+        return self._best(self.search(state, player, rng), state, player, rng)
+
+    def search(self, state: State, player: Player, rng: np.random.Generator) -> _Node:
+        """The search tree grown from `player`'s information set within the budget."""
         root = _Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
@@ -200,7 +204,7 @@ class ISMCTSBot:
                             else time.perf_counter() < deadline):
             self._iterate(root, state.determinize(player, rng), rng)
             done += 1
-        return self._best(root, state, player, rng)
+        return root
 
     def _best(self, root: _Node, state: State, player: Player, rng: np.random.Generator) -> Action:
         edges = [(a, e) for a, e in root.edges.get(player, {}).items() if state.check(a, player).ok]

@@ -1,0 +1,286 @@
+"""The Anasazi setup diagram: the play area with its mesas, pueblos, towers and treasures, the
+expedition base camps, the players' base camps and expeditions, and the score tile beside it.
+
+Everything is drawn with collections through `geomsim.plotting` (no pyplot). Towers are hidden
+(grey, "?") unless `reveal` is set or the view lists them in `known_towers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import shapely
+from functools import lru_cache
+
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PatchCollection
+from matplotlib.font_manager import FontProperties
+from matplotlib.patches import PathPatch
+from matplotlib.path import Path as MplPath
+from matplotlib.textpath import TextPath
+
+from geomsim.plotting import (
+    PLAYER_COLOURS, draw_discs, draw_polygons, legend, new_axes, scale_bar,
+)
+from games.anasazi.components import COLOURS, TRACK_SPACES, Setup, Sizes, TableView
+
+# Piece colours as printed: treasures and tower stickers.
+PIECE_COLOURS = {"red": "#c62828", "blue": "#1e63b5", "white": "#f7f5ef", "yellow": "#f2c21b"}
+HIDDEN_TOWER = "#9a9a9a"
+SAND = "#efdcb4"  # the valleys: the play area
+EARTH = ("#a5542c", "#b8693a", "#96502f", "#c07a45", "#a8603a")  # mesa tops
+CLIFF = "#5a2e14"
+ADOBE, ADOBE_EDGE = "#f3e2bd", "#4a2a14"
+CAMP_TILE = "#7d8a6a"
+MARKER, EXPLORER = "#e6cf98", "#4b2c17"
+
+MARGIN = 30.0  # mm between the play area and the score tile
+SPACE, SPACE_GAP = 28.0, 5.0  # score tile spaces
+
+
+def draw_table(setup: Setup, view: TableView | None = None, ax: Axes | None = None,
+               reveal: bool = False, labels: bool = True) -> Axes:
+    """Draw the table of `setup` as it lies in `view` (the start of play if None).
+
+    `reveal` shows every tower's colour; otherwise only those in `view.known_towers`.
+    `labels` writes the mesa, pueblo and expedition camp ids. Returns the Axes.
+    """
+    view = TableView.initial(setup) if view is None else view
+    table, sizes = setup.table, setup.table.sizes
+    if ax is None:
+        ax = new_axes(11.0, 8.0, title=f"Anasazi: {setup.players} players"
+                      + (f", seed {setup.seed}" if setup.seed is not None else "")
+                      + ("" if reveal else ", towers hidden"))
+    ax.set_facecolor("white")
+    draw_polygons(ax, [table.play_area], facecolor=SAND, edgecolor="#8a7650", linewidth=1.0,
+                  zorder=0)
+    _draw_mesas(ax, setup)
+    _draw_pueblos(ax, setup)
+    _draw_expedition_camps(ax, setup)
+    _draw_contents(ax, setup, view, reveal)
+    _draw_base_camps(ax, view, sizes)
+    _draw_expeditions(ax, view, sizes)
+    _draw_score_tile(ax, view, sizes)
+    if labels:
+        _draw_ids(ax, setup)
+    r = sizes.play_area_radius
+    scale_bar(ax, 100.0, -r, -r - 18.0)
+    ax.set_xlim(-r - 12, r + MARGIN + _tile_width() + 12)
+    ax.set_ylim(-r - 26, r + 12)
+    _legend(ax, setup, r + MARGIN, r - _tile_height() - 24)
+    return ax
+
+
+def _draw_mesas(ax: Axes, setup: Setup) -> None:
+    """Mesa tiles: an earthy top and a darker cliff rim."""
+    mesas = setup.table.mesas
+    colours = [EARTH[i % len(EARTH)] for i in range(len(mesas))]
+    draw_polygons(ax, [m.polygon for m in mesas], facecolor=CLIFF, edgecolor="#2e1608",
+                  linewidth=1.0, zorder=1)
+    tops = [m.polygon.buffer(-3.0, quad_segs=2) for m in mesas]
+    draw_polygons(ax, tops, facecolor=colours, edgecolor="none", linewidth=0, zorder=1.1)
+
+
+def _draw_pueblos(ax: Axes, setup: Setup) -> None:
+    """Pueblo sectors, with the line dividing a divided pueblo drawn bold."""
+    table = setup.table
+    draw_polygons(ax, [s.polygon for s in table.sectors], facecolor=ADOBE, edgecolor=ADOBE_EDGE,
+                  linewidth=0.7, zorder=2)
+    lines = []
+    for p in table.pueblos:
+        if p.divided:
+            cut = shapely.intersection(p.sectors[0].polygon.boundary, p.sectors[1].polygon.boundary)
+            lines += [np.asarray(g.coords) for g in shapely.get_parts(shapely.line_merge(
+                shapely.union_all([g for g in shapely.get_parts(cut)
+                                   if g.geom_type == "LineString"])))
+                      if g.geom_type == "LineString"]
+    if lines:
+        ax.add_collection(LineCollection(lines, colors=ADOBE_EDGE, linewidths=1.6, zorder=2.1))
+
+
+def _draw_expedition_camps(ax: Axes, setup: Setup) -> None:
+    """Expedition base camp tiles with their start marks."""
+    camps = setup.table.expedition_camps
+    sizes = setup.table.sizes
+    draw_polygons(ax, [e.polygon for e in camps], facecolor=CAMP_TILE, edgecolor="#2f3a24",
+                  linewidth=1.0, zorder=2)
+    xs, ys = [e.start[0] for e in camps], [e.start[1] for e in camps]
+    draw_discs(ax, xs, ys, sizes.start_mark_radius, facecolor="white", edgecolor="black",
+               linewidth=1.0, zorder=2.2)
+    draw_discs(ax, xs, ys, sizes.start_mark_radius * 0.35, facecolor="black", linewidth=0,
+               zorder=2.3)
+
+
+def _draw_contents(ax: Axes, setup: Setup, view: TableView, reveal: bool) -> None:
+    """Towers (hidden as grey '?' unless revealed or known) and treasures on their sectors."""
+    table, sizes = setup.table, setup.table.sizes
+    towers, treasures = [], []
+    for sid, (kind, colour) in view.contents.items():
+        centre = table.sector(sid).polygon.centroid
+        (towers if kind == "tower" else treasures).append((sid, centre.x, centre.y, colour))
+    if treasures:
+        half = sizes.treasure_size / 2
+        draw_polygons(ax, [shapely.box(x - half, y - half, x + half, y + half)
+                           for _, x, y, _ in treasures],
+                      facecolor=[PIECE_COLOURS[c] for *_, c in treasures], edgecolor="black",
+                      linewidth=0.6, zorder=3)
+    if towers:
+        shown = [reveal or sid in view.known_towers for sid, *_ in towers]
+        colours = [PIECE_COLOURS[view.known_towers.get(sid, c) if not reveal else c] if s
+                   else HIDDEN_TOWER for (sid, *_, c), s in zip(towers, shown)]
+        draw_discs(ax, [t[1] for t in towers], [t[2] for t in towers], sizes.tower_radius,
+                   facecolor=colours, edgecolor="black", linewidth=0.8, zorder=3)
+        hidden = [t for t, s in zip(towers, shown) if not s]
+        draw_text_paths(ax, [t[1] for t in hidden], [t[2] for t in hidden], ["?"] * len(hidden),
+                        size=sizes.tower_radius * 1.1, color="white", bold=True, zorder=3.1)
+
+
+def _draw_base_camps(ax: Axes, view: TableView, sizes: Sizes) -> None:
+    """The players' base camp markers, in player colours."""
+    if view.base_camps:
+        draw_discs(ax, [c[1] for c in view.base_camps], [c[2] for c in view.base_camps],
+                   sizes.base_camp_radius,
+                   facecolor=[PLAYER_COLOURS[c[0] % len(PLAYER_COLOURS)] for c in view.base_camps],
+                   edgecolor="black", linewidth=1.0, zorder=4)
+
+
+def _draw_expeditions(ax: Axes, view: TableView, sizes: Sizes) -> None:
+    """Expedition markers in the order laid (later ones on top) and their explorers."""
+    poses = [p for markers in view.expeditions.values() for p in markers]
+    if not poses:
+        return
+    from games.anasazi.legality import explorer_centre, marker_polygon  # the rules' geometry
+
+    draw_polygons(ax, [marker_polygon(p, sizes) for p in poses], facecolor=MARKER,
+                  edgecolor="#6b4a1f", linewidth=0.8, alpha=0.92, zorder=5)
+    centres = np.array([explorer_centre(p, sizes) for p in poses])
+    draw_discs(ax, centres[:, 0], centres[:, 1], sizes.explorer_radius, facecolor=EXPLORER,
+               edgecolor="none", linewidth=0, zorder=5.1)
+
+
+def _tile_width() -> float:
+    return TRACK_SPACES * (SPACE + SPACE_GAP) + SPACE + 3 * SPACE_GAP
+
+
+def _tile_height() -> float:
+    return len(COLOURS) * (SPACE + SPACE_GAP) + SPACE_GAP + 16.0
+
+
+def _draw_score_tile(ax: Axes, view: TableView, sizes: Sizes) -> None:
+    """The score tile beside the play area: a track of 5 spaces per colour (towers placed fill
+    it from the left) and the bonus treasures still waiting at the end of each track."""
+    x0 = sizes.play_area_radius + MARGIN
+    y_top = sizes.play_area_radius
+    draw_polygons(ax, [shapely.box(x0, y_top - _tile_height(), x0 + _tile_width(), y_top)],
+                  facecolor="#d9c08c", edgecolor="#5a3d1a", linewidth=1.2, zorder=1)
+    ax.text(x0 + _tile_width() / 2, y_top - 8, "score tile (treasure value)", ha="center",
+            va="center", fontsize=7.5, zorder=2)
+    spaces, space_colours, towers, tower_colours, bonus, bonus_colours = [], [], [], [], [], []
+    values = []
+    for row, colour in enumerate(COLOURS):
+        y = y_top - 16 - SPACE_GAP - row * (SPACE + SPACE_GAP) - SPACE
+        filled = view.track.get(colour, 0)
+        for k in range(TRACK_SPACES):
+            x = x0 + SPACE_GAP + k * (SPACE + SPACE_GAP)
+            spaces.append(shapely.box(x, y, x + SPACE, y + SPACE))
+            space_colours.append(PIECE_COLOURS[colour])
+            if k < filled:
+                towers.append((x + SPACE / 2, y + SPACE / 2))
+                tower_colours.append(PIECE_COLOURS[colour])
+        xb = x0 + SPACE_GAP + TRACK_SPACES * (SPACE + SPACE_GAP) + SPACE_GAP
+        values.append((xb - SPACE_GAP / 2 - 1, y + SPACE / 2, f"{TRACK_SPACES - filled}"))
+        if colour in view.bonus:
+            half = sizes.treasure_size / 2
+            cx, cy = xb + SPACE / 2, y + SPACE / 2
+            bonus.append(shapely.box(cx - half, cy - half, cx + half, cy + half))
+            bonus_colours.append(PIECE_COLOURS[colour])
+    draw_polygons(ax, spaces, facecolor=space_colours, edgecolor="#3b2a14", linewidth=0.8,
+                  alpha=0.55, zorder=2)
+    if towers:
+        draw_discs(ax, [t[0] for t in towers], [t[1] for t in towers], sizes.tower_radius,
+                   facecolor=tower_colours, edgecolor="black", linewidth=0.8, zorder=3)
+    if bonus:
+        draw_polygons(ax, bonus, facecolor=bonus_colours, edgecolor="black", linewidth=0.8,
+                      zorder=3)
+    # The value of a treasure of each colour now: the empty spaces left on its track.
+    draw_text_paths(ax, [v[0] for v in values], [v[1] for v in values],
+                    [f"{v[2]}" for v in values], size=9.0, color="black", bold=True, zorder=3)
+
+
+def _draw_ids(ax: Axes, setup: Setup) -> None:
+    """Small ids: mesas at a corner of their top, pueblos beside, expedition camps inside."""
+    table = setup.table
+    xs, ys, texts = [], [], []
+    for m in table.mesas:
+        p = shapely.Point(*_label_point(m.polygon, table.pueblos_on(m.id)))
+        xs.append(p.x)
+        ys.append(p.y)
+        texts.append(m.id)
+    draw_text_paths(ax, xs, ys, texts, size=7.0, color="#fff3dc", bold=True, zorder=2.5)
+    xs, ys, texts = [], [], []
+    for p in table.pueblos:
+        outline = p.polygon
+        x0, y0, x1, y1 = outline.bounds
+        xs.append((x0 + x1) / 2)
+        ys.append(y1 + 4.5)
+        texts.append(p.id)
+    draw_text_paths(ax, xs, ys, texts, size=5.5, color="#1f1007", zorder=2.5)
+    draw_text_paths(ax, [e.polygon.centroid.x for e in table.expedition_camps],
+                    [e.polygon.centroid.y - 11 for e in table.expedition_camps],
+                    [e.id for e in table.expedition_camps], size=6.5, color="white", bold=True,
+                    zorder=2.5)
+
+
+def _label_point(mesa: shapely.Polygon, pueblos: Sequence) -> tuple[float, float]:
+    """A point on the mesa top far from its pueblos (for the mesa's id)."""
+    inner = mesa.buffer(-9.0, quad_segs=1)
+    ring = np.asarray(inner.exterior.coords) if not inner.is_empty and inner.geom_type == \
+        "Polygon" else np.asarray(mesa.exterior.coords)
+    if not pueblos:
+        return tuple(ring[0])
+    taken = shapely.union_all([p.polygon for p in pueblos])
+    d = shapely.distance(shapely.points(ring), taken)
+    return tuple(ring[int(np.argmax(d))])
+
+
+def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
+    """The legend with its top left corner at (x, y), under the score tile."""
+    entries = [
+        ("mesa", {"facecolor": EARTH[0], "edgecolor": CLIFF}),
+        ("pueblo sector", {"facecolor": ADOBE, "edgecolor": ADOBE_EDGE}),
+        ("tower, hidden (?)", {"facecolor": HIDDEN_TOWER, "edgecolor": "black"}),
+    ]
+    entries += [(f"{c} treasure / tower", {"facecolor": PIECE_COLOURS[c], "edgecolor": "black"})
+                for c in COLOURS]
+    entries += [("expedition base camp + start", {"facecolor": CAMP_TILE, "edgecolor": "black"}),
+                ("expedition marker", {"facecolor": MARKER, "edgecolor": "#6b4a1f"})]
+    entries += [(f"player {p + 1} base camp",
+                 {"facecolor": PLAYER_COLOURS[p % len(PLAYER_COLOURS)], "edgecolor": "black"})
+                for p in range(setup.players)]
+    legend(ax, entries, loc="upper left", bbox_to_anchor=(x, y), bbox_transform=ax.transData,
+           fontsize=7.5, borderaxespad=0.0)
+
+
+@lru_cache(maxsize=512)
+def _glyphs(text: str, bold: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The outline of `text` one unit tall, centred on (0, 0): vertices and path codes."""
+    path = TextPath((0, 0), text, size=1.0,
+                    prop=FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal"))
+    box = path.get_extents()
+    centre = np.array([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2])
+    return path.vertices - centre, path.codes
+
+
+def draw_text_paths(ax: Axes, x: Sequence[float], y: Sequence[float], texts: Sequence[str],
+                    size: float, color: str, bold: bool = False, zorder: float = 3) -> None:
+    """Write short labels `size` mm tall, centred at (x, y), as one collection of glyph outlines:
+    they scale with the table and cost far less to render than one Text artist each."""
+    patches = []
+    for xi, yi, t in zip(x, y, texts):
+        verts, codes = _glyphs(t, bold)
+        patches.append(PathPatch(MplPath(verts * size + (xi, yi), codes)))
+    if patches:
+        ax.add_collection(PatchCollection(patches, facecolor=color, edgecolor="none",
+                                          linewidth=0, zorder=zorder))
+

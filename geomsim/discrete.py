@@ -243,9 +243,9 @@ class BoundedGrid:
         ys = [c[1] for c in self.cells]
         return min(xs), min(ys), max(xs), max(ys)
 
-    def within_bound(self, cell: Cell) -> bool:
-        """True when a cell at `cell` keeps the extent within `size` x `size`."""
-        b = self.bounds()
+    def within_bound(self, cell: Cell, bounds: tuple[int, int, int, int] | None = None) -> bool:
+        """True when a cell at `cell` keeps the extent within `size` x `size` (`bounds`: if known)."""
+        b = self.bounds() if bounds is None else bounds
         if b is None:
             return True
         x0, y0, x1, y1 = b
@@ -262,7 +262,8 @@ class BoundedGrid:
         found = {
             neighbour(c, s) for c in self.cells for s in SIDES if neighbour(c, s) not in self.cells
         }
-        return sorted(c for c in found if self.within_bound(c))
+        b = self.bounds()
+        return sorted(c for c in found if self.within_bound(c, b))
 
     def open_between(self, a: Cell, side: int, cells: dict[Cell, int] | None = None) -> bool:
         """True when a hero may step from `a` across `side`: both facing sides are open."""

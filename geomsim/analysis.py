@@ -40,7 +40,7 @@ import numpy as np
 from geomsim.bots import make_bot, play_game
 from geomsim.files import write_text
 from geomsim.registry import load_game
-from geomsim.rules import Game, State
+from geomsim.rules import Game
 
 ROWS = "games.jsonl"
 BATCH = "batch.json"
@@ -532,19 +532,25 @@ def write_summary(out: Path, rows: Sequence[dict[str, Any]], plot: bool = True) 
 # -- scenarios ------------------------------------------------------------------------------------------------
 
 
-def scenario_start(path: Path, game: Game) -> str:
-    """The JSON of the state at the end of a scenario's steps (``--from``)."""
+def scenario_start(path: Path, game_spec: str) -> tuple[int, str]:
+    """The players and the JSON of the state at the end of a scenario's steps (``--from``).
+
+    The scenario's ``game`` is resolved like GAME (a registered name or ``module:attribute``)
+    and must be the same game.
+    """
+    from geomsim.scenario import load_scenario
+
     try:
-        scenario = importlib.import_module("geomsim.scenario")
-    except ImportError:
-        raise _user_error("--from: scenarios are not available yet (geomsim.scenario is missing)") from None
-    end_state = getattr(scenario, "end_state", None)
-    if end_state is None:
-        raise _user_error("--from: not available yet (geomsim.scenario has no end_state)")
-    state: State = end_state(scenario.load_scenario(path))
-    if state.game.name != game.name:
-        raise _user_error(f"--from {path}: the scenario plays {state.game.name}, not {game.name}")
-    return state.to_json()
+        scenario = load_scenario(path, load=resolve_game)
+        state = scenario.state_at("end")
+    except (ValueError, KeyError) as e:  # ScenarioError, IllegalAction: one line each
+        raise _user_error(f"--from {path}: {e}") from None
+    game = resolve_game(game_spec)
+    if scenario.game is not game and scenario.game.name != game.name:
+        raise _user_error(f"--from {path}: the scenario plays {scenario.game.name}, not {game.name}")
+    if state.is_over():
+        raise _user_error(f"--from {path}: the game is already over at the end of the scenario")
+    return scenario.players, state.to_json()
 
 
 # -- the command --------------------------------------------------------------------------------------------------
@@ -563,7 +569,10 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
         game = resolve_game(game_name)
     except Exception as e:
         raise _user_error(str(e) if ":" not in game_name else f"{game_name}: {e}") from None
-    players = players or game.max_players
+    start = None if scenario is None else scenario_start(scenario, game_name)
+    if start is not None and players not in (None, start[0]):
+        raise _user_error(f"--players {players}: the scenario {scenario} has {start[0]} players")
+    players = players or (start[0] if start else game.max_players)
     specs = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         game.check_players(players)
@@ -572,8 +581,8 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
             make_bot(spec)
     except ValueError as e:
         raise _user_error(str(e)) from None
-    start = None if scenario is None else scenario_start(scenario, game)
-    return Batch(game_name, players, lineup, seed, games, not fixed_seats, start,
+    return Batch(game_name, players, lineup, seed, games, not fixed_seats,
+                 None if start is None else start[1],
                  None if scenario is None else str(scenario), max_steps)
 
 

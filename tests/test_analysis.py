@@ -1,0 +1,273 @@
+"""Batch analysis: reproducible rows on any executor, resume without loss, summary and CLI."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from geomsim import cli
+from geomsim.analysis import (
+    Batch,
+    dask_pool,
+    lineup_of,
+    local_pool,
+    read_rows,
+    run_batch,
+    summarize,
+    summary_markdown,
+    wilson,
+    write_summary,
+)
+from tests.toygames import BidGame, GridGame
+
+ROOT = Path(__file__).resolve().parents[1]
+BID = "tests.toygames:BID"
+GRID = "tests.toygames:GRID"
+
+
+class SlowBid(BidGame):
+    """The sealed-bid toy game, slowed down (only) when GEOMSIM_TEST_SLOW is set: games then
+    last long enough to interrupt a batch mid-way; rows are the same as the fast game's."""
+
+    def new_state(self, players: int = 2, seed: int | None = None, setup=None):
+        time.sleep(float(os.environ.get("GEOMSIM_TEST_SLOW", 0)))
+        return super().new_state(players, seed, setup)
+
+
+SLOW_BID = SlowBid()
+
+
+def _rows(out: Path) -> list[dict]:
+    """The rows of a batch without their timings (the only field that may differ)."""
+    rows = read_rows(out / "games.jsonl")
+    for row in rows:
+        row.pop("seconds")
+    return rows
+
+
+def _batch(game: str = BID, games: int = 12, bots: tuple[str, ...] = ("greedy", "random"),
+           **kw) -> Batch:
+    return Batch(game, 2, bots, seed=kw.pop("seed", 100), games=games, **kw)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """The rows of a 12-game batch played in this process."""
+    out = tmp_path_factory.mktemp("reference")
+    run_batch(_batch(), out, local_pool(1), progress=False)
+    return _rows(out)
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
+    code = cli.main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# -- reproducibility on every executor ------------------------------------------------------------
+def test_rows_are_sorted_by_seed_and_complete(reference: list[dict]) -> None:
+    assert [r["seed"] for r in reference] == list(range(100, 112))
+    assert all(r["finished"] and r["game"] == "toy-bid" for r in reference)
+
+
+def test_two_spawned_workers_give_the_rows_of_one(reference: list[dict], tmp_path: Path) -> None:
+    pool = local_pool(2, multiprocessing.get_context("spawn"))
+    run_batch(_batch(), tmp_path, pool, progress=False)
+    pool.close()
+    assert _rows(tmp_path) == reference
+
+
+def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict], tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed", reason="dask is an optional extra: "
+                                      "pip install 'geomsim[distributed]'")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        pool = dask_pool(cluster.scheduler_address)
+        run_batch(_batch(), tmp_path, pool, chunk=3, progress=False)
+        pool.close()
+    assert _rows(tmp_path) == reference
+
+
+def test_scheduler_without_dask_says_how_to_install(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    code, _, err = run(["analyze", BID, "-n", "2", "--scheduler", "tcp://nowhere:1",
+                        "-o", str(tmp_path)], capsys)
+    assert code == 2 and "pip install 'geomsim[distributed]'" in err
+
+
+def test_lineups_rotate_so_each_bot_plays_each_seat_equally() -> None:
+    batch = Batch(BID, 3, lineup_of(["greedy", "random"], 3), games=6)
+    assert batch.bots == ("greedy", "random", "greedy")
+    seats = [batch.lineup(s) for s in batch.seeds()]
+    for seat in range(3):
+        assert sorted(line[seat] for line in seats) == ["greedy"] * 4 + ["random"] * 2
+    fixed = Batch(BID, 3, batch.bots, games=6, rotate=False)
+    assert {tuple(fixed.lineup(s)) for s in fixed.seeds()} == {batch.bots}
+
+
+# -- interruption and resume ----------------------------------------------------------------------------
+def test_resume_drops_a_partial_last_line_and_redoes_it(reference: list[dict], tmp_path: Path) -> None:
+    """A batch killed while writing a row: the cut row is redone, none is lost or doubled."""
+    path = tmp_path / "games.jsonl"
+    run_batch(_batch(games=5), tmp_path, local_pool(1), progress=False)
+    lines = path.read_text().splitlines(keepends=True)
+    random.Random(0).shuffle(lines)  # rows land in completion order
+    path.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])
+    assert len(read_rows(path)) == 4
+    run_batch(_batch(), tmp_path, local_pool(1), resume=True, progress=False)
+    assert _rows(tmp_path) == reference
+
+
+def test_ctrl_c_keeps_rows_and_resume_finishes_the_batch(reference: list[dict], tmp_path: Path) -> None:
+    """A real batch of two worker processes, interrupted by SIGINT, then resumed."""
+    argv = [sys.executable, "-m", "geomsim.cli", "analyze", "tests.test_analysis:SLOW_BID",
+            "-n", "12", "-s", "100", "-b", "greedy,random", "-w", "2", "-o", str(tmp_path),
+            "--no-plot"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4"}
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    path = tmp_path / "games.jsonl"
+    deadline = time.monotonic() + 30
+    while not (path.exists() and path.read_text().count("\n") >= 2):
+        assert process.poll() is None and time.monotonic() < deadline, process.stderr.read()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "--resume" in err
+    kept = len(read_rows(path))
+    assert 2 <= kept < 12
+    env.pop("GEOMSIM_TEST_SLOW")
+    resumed = subprocess.run(argv + ["--resume"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _rows(tmp_path) == reference
+
+
+def test_resume_may_extend_a_batch(reference: list[dict], tmp_path: Path) -> None:
+    run_batch(_batch(games=7), tmp_path, local_pool(1), progress=False)
+    run_batch(_batch(), tmp_path, local_pool(1), resume=True, progress=False)
+    assert _rows(tmp_path) == reference
+
+
+def test_resume_refuses_another_batch(tmp_path: Path, capsys) -> None:
+    args = ["analyze", BID, "-n", "3", "-w", "1", "-o", str(tmp_path), "--no-plot"]
+    assert run(args, capsys)[0] == 0
+    code, _, err = run(args + ["-b", "greedy", "--resume"], capsys)
+    assert code == 2 and "holds another batch: bots was ['random', 'random']" in err
+
+
+def test_existing_rows_need_resume_or_force(tmp_path: Path, capsys) -> None:
+    args = ["analyze", BID, "-n", "3", "-w", "1", "-o", str(tmp_path), "--no-plot"]
+    assert run(args, capsys)[0] == 0
+    code, _, err = run(args, capsys)
+    assert code == 2 and "add --resume to continue that batch or --force to start over" in err
+    assert run(args + ["--force", "-n", "2"], capsys)[0] == 0
+    assert len(read_rows(tmp_path / "games.jsonl")) == 2
+
+
+def test_a_failing_game_names_its_seed_and_keeps_rows(tmp_path: Path, capsys) -> None:
+    code, _, err = run(["analyze", GRID, "-n", "3", "-w", "1", "-b", "greedy:0",
+                        "-o", str(tmp_path)], capsys)
+    assert code == 2 and "candidate samples must be a positive integer" in err
+    code, _, err = run(["analyze", "tests.test_analysis:BROKEN", "-n", "3", "-s", "5", "-w", "1",
+                        "-o", str(tmp_path)], capsys)
+    assert code == 2 and "game of seed 6" in err and "--resume" in err
+    assert [r["seed"] for r in read_rows(tmp_path / "games.jsonl")] == [5]
+
+
+class BrokenGrid(GridGame):
+    """Tic-tac-toe that fails to set up the game of seed 6."""
+
+    def new_state(self, players: int = 2, seed: int | None = None, setup=None):
+        if seed == 6:
+            raise RuntimeError("no board for seed 6")
+        return super().new_state(players, seed, setup)
+
+
+BROKEN = BrokenGrid()
+
+
+# -- summary ---------------------------------------------------------------------------------------------
+def test_wilson_interval_matches_the_published_formula() -> None:
+    low, high = wilson(5, 10)  # statsmodels proportion_confint(5, 10, method="wilson")
+    assert (round(low, 4), round(high, 4)) == (0.2366, 0.7634)
+    assert wilson(0, 20)[0] == 0.0 and 0 < wilson(0, 20)[1] < 0.2
+    assert wilson(30, 100)[1] - wilson(30, 100)[0] < wilson(3, 10)[1] - wilson(3, 10)[0]
+
+
+def test_summary_is_independent_of_row_order(reference: list[dict]) -> None:
+    shuffled = list(reference)
+    random.Random(1).shuffle(shuffled)
+    assert summarize(shuffled) == summarize(reference)
+
+
+def test_summary_shares_wins_and_counts_each_bot_seat(reference: list[dict]) -> None:
+    summary = summarize(reference)
+    assert sum(s["wins"] for s in summary["by_seat"]) == pytest.approx(len(reference))
+    assert sum(b["wins"] for b in summary["by_bot"]) == pytest.approx(len(reference))
+    greedy = next(b for b in summary["by_bot"] if b["bot"] == "greedy")
+    assert greedy["games"] == len(reference)  # one greedy seat per game
+    assert greedy["ci95"][0] <= greedy["win_rate"] <= greedy["ci95"][1]
+    assert summary["length"]["min"] == min(r["length"] for r in reference)
+
+
+def test_summary_describes_numeric_game_figures() -> None:
+    rows = [{"seed": i, "game": "g", "players": 2, "bots": ["a", "b"], "scores": [i, 0],
+             "winners": [0], "length": 3, "finished": True,
+             "figures": {"treasures": i, "note": "x"}} for i in range(4)]
+    summary = summarize(rows)
+    assert summary["figures"]["treasures"]["mean"] == 1.5
+    assert "note" not in summary["figures"]
+    assert "| treasures | 1.5 |" in summary_markdown(summary)
+
+
+def test_summary_files_and_plot_are_written(reference: list[dict], tmp_path: Path) -> None:
+    summary = write_summary(tmp_path, reference)
+    assert json.loads((tmp_path / "summary.json").read_text()) == summary
+    assert "| greedy |" in (tmp_path / "summary.md").read_text()
+    assert (tmp_path / "analysis.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# -- the command -----------------------------------------------------------------------------------------
+def test_analyze_command_prints_the_summary_and_writes_files(tmp_path: Path, capsys) -> None:
+    code, out, _ = run(["analyze", GRID, "-n", "6", "-b", "ismcts:10,random", "-w", "1",
+                        "-o", str(tmp_path)], capsys)
+    assert code == 0
+    assert "## Win rate by bot" in out and "| ismcts:10 |" in out
+    assert {p.name for p in tmp_path.iterdir()} >= {"games.jsonl", "batch.json", "summary.json",
+                                                    "summary.md", "analysis.png"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuchgame"], "unknown game 'nosuchgame'"),
+    ([BID, "-p", "3"], "toy-bid is played by 2 to 2 players, not 3"),
+    ([BID, "-b", "random,random,random"], "3 bots for 2 players"),
+    ([BID, "-b", "chess"], "unknown bot 'chess'"),
+    ([BID, "-w", "2", "--scheduler", "tcp://x:1"], "give --workers or --scheduler, not both"),
+])
+def test_analyze_reports_bad_input_in_one_line(args: list[str], message: str, tmp_path: Path,
+                                               capsys) -> None:
+    code, _, err = run(["analyze", *args, "-o", str(tmp_path)], capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) <= 2
+
+
+def test_from_scenario_starts_every_game_at_its_end(tmp_path: Path, capsys) -> None:
+    scenario = tmp_path / "grid.yaml"
+    scenario.write_text(f"game: {GRID}\nplayers: 2\nseed: 0\nsteps:\n  - mark 4\n  - mark 0\n")
+    code, _, err = run(["analyze", GRID, "--from", str(scenario), "-n", "8", "-w", "1",
+                        "-o", str(tmp_path / "out"), "--no-plot"], capsys)
+    assert code == 0, err
+    rows = read_rows(tmp_path / "out" / "games.jsonl")
+    assert len(rows) == 8 and all(r["length"] <= 7 for r in rows)
+    assert len({r["length"] for r in rows}) > 1  # the bots' seeds still vary the games
+    code, _, err = run(["analyze", BID, "--from", str(scenario), "-o", str(tmp_path / "b")], capsys)
+    assert code == 2 and "the scenario plays toy-grid, not toy-bid" in err

@@ -175,7 +175,8 @@ def _explain(error: jsonschema.ValidationError) -> tuple[FieldPath, str, bool]:
         wanted = " or ".join(_TYPE_WORDS[t] for t in ([wanted] if isinstance(wanted, str) else wanted))
         return path, f"expected {wanted}, got {_describe(instance)}", False
     if kind == "not" and "description" in error.validator_value:
-        return path, error.validator_value["description"], False
+        last = error.validator_value.get("required", [None])[-1]
+        return path + ((last,) if last else ()), error.validator_value["description"], bool(last)
     if kind == "pattern" and path and path[-1] == "diagram":
         return path, f"{instance!r}: a diagram is a .png, .svg or .pdf file", False
     if kind == "minProperties":
@@ -321,7 +322,7 @@ def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None
     load = load or load_game
     if not isinstance(data, dict):
         found = "the file is empty" if data is None else f"found {_describe(data)}"
-        raise ScenarioError(source.file, source.line(()), None,
+        raise ScenarioError(source.file, source.line(()) or 1, None,
                             f"a scenario is a mapping with game, players and steps; {found}")
     _normalise_steps(source)
     _check_schema(source, data, _top_validator(), ())
@@ -370,8 +371,14 @@ def _normalise_steps(source: Source) -> None:
             source.lines[here + ("action",)] = source.lines[here]
         elif isinstance(step, dict) and len(step) == 1:
             (key, value), = step.items()
+            if key in STEP_FIELDS:
+                continue
             is_player = (isinstance(key, int) and not isinstance(key, bool)) or key in names
-            if is_player and key not in STEP_FIELDS:
+            if not is_player and isinstance(value, str):
+                raise source.error(here + (key,), f"{key!r} is neither a player (an index"
+                                   f"{' or one of ' + ', '.join(names) if names else ''}) nor a step "
+                                   f"field ({', '.join(STEP_FIELDS)})", key=True)
+            if is_player:
                 steps[i] = {"player": key, "action": value}
                 source.lines[here + ("player",)] = source.key_lines[here + (key,)]
                 source.lines[here + ("action",)] = source.lines[here + (key,)]

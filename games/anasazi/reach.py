@@ -1,0 +1,869 @@
+"""Reach analysis for Anasazi: can an expedition reach a pueblo sector, in how many markers, and
+how precisely must the marker be laid?
+
+Vocabulary. An expedition's *end* is the disc the next marker must fully cover (rule 4.2): the
+explorer of its last marker, or, for an expedition not yet begun, the start mark of its
+expedition base camp. A marker covers that disc exactly when the disc's centre ``e`` lies in the
+marker shrunk by the disc's radius ``r``. So a placement is written ``(theta, a, c)``: the
+heading, and where ``e`` lies in the new marker's frame (``a`` along, ``c`` across), with
+``|a| <= L/2 - r`` and ``|c| <= W/2 - r``. Sampling ``(theta, a, c)`` makes "covers the end"
+hold by construction; the rules' batched mask filters the rest, and a witness is returned only
+after the exact ``state.check`` accepted it.
+
+What is guaranteed (see docs/reach.md):
+- "reachable" is certain: every pose of the chain passed ``state.check`` on a clone of the state
+  with the earlier poses applied.
+- "unreachable" for one marker is a proof: the sector lies beyond the farthest point any covering
+  marker can reach, or a branch and bound over the whole pose space excluded every box of poses
+  by a bound that holds for every pose in it (the sector is out of reach of the whole box, or
+  every pose of the box overlaps a piece the rules forbid to overlap, or hangs over the play
+  area's edge).
+- For several markers "unreachable" is proved only by distance (n markers reach at most a fixed
+  distance); a chain that the search did not find is reported "undecided", never "unreachable".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from games.anasazi import legality as lg
+from games.anasazi.actions import Pass, PlaceMarker
+from games.anasazi.components import Sizes, Table
+from geomsim.geometry import Pose, rectangle_corners, to_frames
+from geomsim.rules import Verdict
+
+Status = Literal["reachable", "unreachable", "undecided"]
+Array = NDArray[np.float64]
+
+# Bounds exclude a box of poses only with this much (mm) to spare, against rounding.
+EPS = 1e-7
+# The branch and bound leaves a box undecided when no pose in it moves any point of the marker
+# by more than this (mm) from the box's centre pose.
+TOLERANCE = 0.02
+MAX_BOXES = 60_000  # boxes examined by one branch and bound before it gives up (undecided)
+
+
+# --------------------------------------------------------------------------------------------
+# The geometry of one step: the end to cover and the pieces no marker may overlap
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Step:
+    """What the next marker of an expedition must cover, and what it may never overlap.
+
+    `obstacles` (k, 3) are discs (x, y, radius) that every legal marker must leave uncovered
+    (other players' base camps, other expeditions' end explorers). They feed only the proofs of
+    unreachability, so they must be a subset of what the rules forbid; leaving one out makes a
+    proof rarer, never wrong.
+    """
+
+    end: tuple[float, float]
+    end_radius: float
+    sizes: Sizes
+    obstacles: Array = field(default_factory=lambda: np.zeros((0, 3)))
+    slack: float = 0.0  # how much (mm) less than `end_radius` deep the rules accept as covered
+
+    @property
+    def half_along(self) -> float:
+        """How far along the marker's axis the covered centre may lie from the marker's centre."""
+        return self.sizes.marker_length / 2 - self.end_radius + self.slack
+
+    @property
+    def half_across(self) -> float:
+        """How far across the marker's axis the covered centre may lie."""
+        return self.sizes.marker_width / 2 - self.end_radius + self.slack
+
+    @property
+    def reach(self) -> float:
+        """The farthest any point of a covering marker lies from the end's centre."""
+        return math.hypot(self.sizes.marker_length / 2 + self.half_along,
+                          self.sizes.marker_width / 2 + self.half_across)
+
+    @property
+    def stride(self) -> float:
+        """The farthest the new marker's explorer (the next end) lies from this end's centre."""
+        ahead = self.sizes.marker_length / 2 - self.sizes.explorer_offset
+        return math.hypot(ahead + self.half_along, self.half_across)
+
+    def poses(self, theta: Array, a: Array, c: Array) -> tuple[Array, Array, Array]:
+        """Marker centres and headings of placements `(theta, a, c)`."""
+        cos, sin = np.cos(np.radians(theta)), np.sin(np.radians(theta))
+        return (self.end[0] - a * cos + c * sin, self.end[1] - a * sin - c * cos,
+                np.asarray(theta, float))
+
+    def explorers(self, x: Array, y: Array, heading: Array) -> tuple[Array, Array]:
+        """Centres of the explorers of markers at (x, y, heading): the next ends."""
+        return lg.explorer_centres(x, y, heading, self.sizes)
+
+
+def chain_reach(sizes: Sizes, first_radius: float, markers: int) -> float:
+    """The farthest any point of the last of `markers` chained markers lies from the first end
+    (a disc of `first_radius`): every rule only shortens it."""
+    if markers < 1:
+        return 0.0
+    steps = [Step((0.0, 0.0), first_radius, sizes)] + \
+        [Step((0.0, 0.0), sizes.explorer_radius, sizes)] * (markers - 1)
+    return sum(s.stride for s in steps[:-1]) + steps[-1].reach
+
+
+class Placer(Protocol):
+    """What the search needs from the rules at one moment, for one expedition and player."""
+
+    step: Step
+
+    def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
+        """The rules' batched check of many markers placed at once (True = legal)."""
+
+    def check(self, pose: Pose) -> Verdict:
+        """The rules' exact check of one marker."""
+
+    def after(self, pose: Pose) -> Placer:
+        """The placer of the next marker of this expedition once `pose` is laid (on a clone)."""
+
+    def settle(self, pose: Pose) -> Pose:
+        """The pose exactly as the action's text form gives it back (what a user pastes)."""
+
+    def action_text(self, pose: Pose) -> str:
+        """The action that lays `pose`, in the game's text form."""
+
+
+# --------------------------------------------------------------------------------------------
+# Targets and candidate placements
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Target:
+    """A sector to touch: its polygon (prepared for batched tests) and sample points of it
+    (boundary and interior) from which touching placements are drawn and scored."""
+
+    id: str
+    polygon: shapely.Geometry
+    points: Array
+
+
+def make_target(id: str, polygon: shapely.Geometry, spacing: float = 1.5) -> Target:
+    """A `Target` of `polygon`: points every `spacing` mm on its outline plus an interior grid."""
+    poly = shapely.transform(polygon, lambda xy: xy)  # a copy: preparing must not touch the table
+    shapely.prepare(poly)
+    return _target(id, poly, spacing)
+
+
+def sector_target(table: Table, sector: str) -> Target:
+    """The `Target` of a sector of `table` (its prepared polygon shared with the rules)."""
+    geo = lg.table_geometry(table)
+    try:
+        i = geo.sector_ids.index(sector)
+    except ValueError:
+        raise KeyError(f"no sector {sector!r} on this table") from None
+    return _target(sector, geo.sectors[i], 1.5)
+
+
+def _target(id: str, poly: shapely.Geometry, spacing: float) -> Target:
+    outline = np.asarray(shapely.segmentize(poly.boundary, spacing).coords)[:-1] \
+        if poly.geom_type == "Polygon" else shapely.get_coordinates(poly.boundary)
+    x0, y0, x1, y1 = poly.bounds
+    step = max(min(x1 - x0, y1 - y0) / 6.0, spacing)
+    gx, gy = np.meshgrid(np.arange(x0 + step / 2, x1, step), np.arange(y0 + step / 2, y1, step))
+    inside = shapely.contains_xy(poly, gx.ravel(), gy.ravel())
+    interior = np.column_stack([gx.ravel()[inside], gy.ravel()[inside]])
+    return Target(id, poly, np.vstack([outline[:, :2], interior]))
+
+
+def touch_mask(target: Target, sizes: Sizes, x: Array, y: Array, h: Array) -> NDArray[np.bool_]:
+    """Which markers at (x, y, h) touch the target (shapely `intersects`, FACTS.md)."""
+    if len(np.atleast_1d(x)) == 0:
+        return np.zeros(0, bool)
+    return shapely.intersects(target.polygon, lg.marker_polygons(x, y, h, sizes))
+
+
+def _touching_samples(step: Step, target: Target, rng: np.random.Generator, n: int
+                      ) -> tuple[Array, Array, Array]:
+    """Up to `n` placements `(theta, a, c)` that cover the end AND hold a point of the target
+    strictly inside the marker: both hold by construction."""
+    L, W = step.sizes.marker_length, step.sizes.marker_width
+    A, C = step.half_along, step.half_across
+    rel = target.points - np.asarray(step.end)
+    rho = np.hypot(rel[:, 0], rel[:, 1])
+    near = np.flatnonzero(rho < step.reach)
+    if not len(near):
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    pick = near[rng.integers(len(near), size=n)]
+    rho, phi = rho[pick], np.arctan2(rel[pick, 1], rel[pick, 0])
+    # The point lies at (rho cos b, rho sin b) from the end in the marker's frame: |sin b| is
+    # bounded by the marker's width; b near 0 puts it ahead of the end, near pi behind.
+    b = np.arcsin(np.minimum(1.0, (W / 2 + C) / np.maximum(rho, 1e-12)))
+    beta = rng.uniform(-1.0, 1.0, n) * b + np.pi * (rng.random(n) < 0.5)
+    dx, dy = rho * np.cos(beta), rho * np.sin(beta)
+    lo_a, hi_a = np.maximum(-A, -L / 2 - dx), np.minimum(A, L / 2 - dx)
+    lo_c, hi_c = np.maximum(-C, -W / 2 - dy), np.minimum(C, W / 2 - dy)
+    ok = (hi_a > lo_a) & (hi_c > lo_c)
+    u, v = rng.uniform(0.05, 0.95, (2, n))
+    a, c = lo_a + u * (hi_a - lo_a), lo_c + v * (hi_c - lo_c)
+    theta = np.degrees(phi - beta) % 360.0
+    return theta[ok], a[ok], c[ok]
+
+
+def _uniform_samples(step: Step, rng: np.random.Generator, n: int) -> tuple[Array, Array, Array]:
+    """`n` placements that cover the end, uniform in heading and position."""
+    return (rng.uniform(0.0, 360.0, n), rng.uniform(-step.half_along, step.half_along, n),
+            rng.uniform(-step.half_across, step.half_across, n))
+
+
+def robustness(step: Step, target: Target | None, x: Array, y: Array, h: Array, a: Array,
+               c: Array) -> Array:
+    """A cheap lower bound (mm) of how far each placement may shift and still cover the end,
+    keep clear of the obstacles and the play area's edge and (with a target) touch it. Used to
+    rank candidates; the reported margin is measured afterwards (`measure_margins`)."""
+    sizes = step.sizes
+    L, W = sizes.marker_length, sizes.marker_width
+    score = np.minimum(step.half_along - np.abs(a), step.half_across - np.abs(c))
+    if target is not None:
+        pts = target.points[:: max(1, len(target.points) // 48)]
+        s, t = to_frames(pts[:, 0], pts[:, 1], x, y, h)
+        score = np.minimum(score, np.minimum(L / 2 - np.abs(s), W / 2 - np.abs(t)).max(axis=1))
+    if len(step.obstacles):
+        ob = step.obstacles
+        s, t = to_frames(ob[:, 0], ob[:, 1], x, y, h)
+        gap = np.hypot(np.maximum(np.abs(s) - L / 2, 0), np.maximum(np.abs(t) - W / 2, 0))
+        score = np.minimum(score, (gap - ob[None, :, 2]).min(axis=1))
+    corners = rectangle_corners(x, y, h, L, W)
+    far = np.hypot(corners[..., 0], corners[..., 1]).max(axis=1)
+    return np.minimum(score, sizes.play_area_radius - far)
+
+
+@dataclass
+class _Found:
+    """Poses that passed the exact check (best first) and counts for the report."""
+
+    poses: list[Pose] = field(default_factory=list)
+    candidates: int = 0  # passed the batched masks
+    rejected: int = 0  # passed the batched masks but not the exact check
+
+
+def verify(placer: Placer, target: Target, theta: Array, a: Array, c: Array, keep: int = 1,
+           tries: int = 8) -> _Found:
+    """Filter placements with the rules' batched mask and the touch mask, rank them by
+    `robustness`, and keep up to `keep` that the exact check accepts and that touch exactly."""
+    step = placer.step
+    x, y, h = step.poses(theta, a, c)
+    idx = np.flatnonzero(placer.legal_mask(x, y, h))
+    idx = idx[touch_mask(target, step.sizes, x[idx], y[idx], h[idx])]
+    found = _Found(candidates=len(idx))
+    if not len(idx):
+        return found
+    score = robustness(step, target, x[idx], y[idx], h[idx], a[idx], c[idx])
+    for i in idx[np.argsort(-score, kind="stable")][: keep + tries]:
+        pose = placer.settle(Pose(float(x[i]), float(y[i]), float(h[i])))
+        if placer.check(pose).ok and touch_mask(target, step.sizes, *_arrays([pose]))[0]:
+            found.poses.append(pose)
+            if len(found.poses) >= keep:
+                break
+        else:
+            found.rejected += 1
+    return found
+
+
+def _arrays(poses: Sequence[Pose]) -> tuple[Array, Array, Array]:
+    return (np.array([p.x for p in poses], float), np.array([p.y for p in poses], float),
+            np.array([p.heading for p in poses], float))
+
+
+# --------------------------------------------------------------------------------------------
+# Branch and bound over the pose space: a witness, or a proof that none exists
+# --------------------------------------------------------------------------------------------
+# Why a box of poses was excluded (codes of `exclude`).
+ALIVE, OUT_OF_REACH, BLOCKED, OFF_TABLE = 0, 1, 2, 3
+EXCLUSION_WORDS = {OUT_OF_REACH: "cannot touch the sector", BLOCKED: "overlap a forbidden piece",
+                   OFF_TABLE: "hang over the play area's edge"}
+
+
+def _rect_distance(px: Array, py: Array, x0: Array, x1: Array, y0: Array, y1: Array) -> Array:
+    """Distance from points to axis-aligned rectangles [x0, x1] x [y0, y1] (0 inside)."""
+    return np.hypot(np.maximum(np.maximum(x0 - px, px - x1), 0.0),
+                    np.maximum(np.maximum(y0 - py, py - y1), 0.0))
+
+
+def exclude(step: Step, target: Target, boxes: Array) -> NDArray[np.int8]:
+    """For boxes (n, 6) of placements ``[theta0, theta1] x [a0, a1] x [c0, c1]``, a code per box:
+    `ALIVE`, or why NO placement in it can be a legal marker touching the target.
+
+    In the end's frame a placement's marker is the rectangle ``[-L/2 - a, L/2 - a] x
+    [-W/2 - c, W/2 - c]`` turned by theta. Over the box, every marker lies inside the union
+    rectangle U and holds the common rectangle I; turning by at most d from the middle heading
+    moves a point at distance p from the end by at most ``2 p sin(d / 2)``. Hence:
+    out of reach when the target is farther from U (at the middle heading) than U's far corner
+    moves; blocked when an obstacle disc is nearer to I than its radius less its own move;
+    off the table when a corner of I lies beyond the play area's radius by more than it moves.
+    """
+    L, W = step.sizes.marker_length, step.sizes.marker_width
+    t0, t1, a0, a1, c0, c1 = boxes.T
+    mid = np.radians((t0 + t1) / 2)
+    wobble = 2 * np.sin(np.radians(t1 - t0) / 4)  # move per mm of distance from the end
+    cos, sin = np.cos(mid), np.sin(mid)
+    ex, ey = step.end
+    code = np.full(len(boxes), ALIVE, np.int8)
+
+    # Off the table: a corner of I beyond the play area's edge for every heading of the box.
+    ix0, ix1, iy0, iy1 = -L / 2 - a0, L / 2 - a1, -W / 2 - c0, W / 2 - c1
+    for kx, ky in ((ix0, iy0), (ix0, iy1), (ix1, iy0), (ix1, iy1)):
+        wx, wy = ex + kx * cos - ky * sin, ey + kx * sin + ky * cos
+        beyond = np.hypot(wx, wy) - np.hypot(kx, ky) * wobble > step.sizes.play_area_radius + EPS
+        code[(code == ALIVE) & beyond] = OFF_TABLE
+
+    # Blocked: an obstacle overlaps I for every heading of the box.
+    for ox, oy, radius in step.obstacles:
+        qx, qy = ox - ex, oy - ey
+        lx, ly = qx * cos + qy * sin, -qx * sin + qy * cos
+        gap = _rect_distance(lx, ly, ix0, ix1, iy0, iy1) + math.hypot(qx, qy) * wobble
+        code[(code == ALIVE) & (gap < radius - EPS)] = BLOCKED
+
+    # Out of reach: the target is farther from U than U's farthest corner moves.
+    alive = np.flatnonzero(code == ALIVE)
+    if len(alive):
+        ux0, ux1 = -L / 2 - a1[alive], L / 2 - a0[alive]
+        uy0, uy1 = -W / 2 - c1[alive], W / 2 - c0[alive]
+        c_, s_ = cos[alive], sin[alive]
+        local = np.stack([np.stack([ux0, uy0], -1), np.stack([ux1, uy0], -1),
+                          np.stack([ux1, uy1], -1), np.stack([ux0, uy1], -1)], axis=1)
+        world = np.stack([ex + local[..., 0] * c_[:, None] - local[..., 1] * s_[:, None],
+                          ey + local[..., 0] * s_[:, None] + local[..., 1] * c_[:, None]], -1)
+        gap = shapely.distance(target.polygon, shapely.polygons(world))
+        far = np.hypot(np.maximum(-ux0, ux1), np.maximum(-uy0, uy1))
+        code[alive[gap > far * wobble[alive] + EPS]] = OUT_OF_REACH
+    return code
+
+
+def _box_size(step: Step, boxes: Array) -> Array:
+    """How far (mm) each dimension of each box moves the marker: (n, 3)."""
+    L, W = step.sizes.marker_length, step.sizes.marker_width
+    far = math.hypot(L / 2 + step.half_along, W / 2 + step.half_across)
+    turn = far * 2 * np.sin(np.radians(boxes[:, 1] - boxes[:, 0]) / 4) * 2
+    return np.column_stack([turn, boxes[:, 3] - boxes[:, 2], boxes[:, 5] - boxes[:, 4]])
+
+
+def _split(boxes: Array, sizes: Array) -> Array:
+    """Halve every box along the dimension that moves the marker most."""
+    dim = sizes.argmax(axis=1)
+    lo, hi = boxes.copy(), boxes.copy()
+    rows = np.arange(len(boxes))
+    middle = (boxes[rows, 2 * dim] + boxes[rows, 2 * dim + 1]) / 2
+    lo[rows, 2 * dim + 1] = middle
+    hi[rows, 2 * dim] = middle
+    return np.vstack([lo, hi])
+
+
+@dataclass
+class _Search:
+    """The outcome of a branch and bound."""
+
+    found: _Found
+    proved: bool  # every box excluded: no legal touching placement exists
+    excluded: dict[int, int] = field(default_factory=dict)  # exclusion code -> boxes
+    boxes: int = 0
+    undecided: int = 0  # boxes left below the tolerance or the budget
+
+
+def branch_and_bound(placer: Placer, target: Target, rng: np.random.Generator, keep: int = 1,
+                     tolerance: float = TOLERANCE, max_boxes: int = MAX_BOXES,
+                     headings: int = 72, samples: int = 3) -> _Search:
+    """Search every placement: exclude boxes by `exclude`, sample the rest (through the batched
+    and exact checks), split them, until a witness is found or every box is excluded (a proof)
+    or small (undecided)."""
+    step = placer.step
+    edges = np.linspace(0.0, 360.0, headings + 1)
+    A, C = step.half_along, step.half_across
+    boxes = np.column_stack([edges[:-1], edges[1:], np.full(headings, -A), np.full(headings, A),
+                             np.full(headings, -C), np.full(headings, C)])
+    result = _Search(_Found(), proved=False)
+    while len(boxes):
+        result.boxes += len(boxes)
+        code = exclude(step, target, boxes)
+        for k in (OUT_OF_REACH, BLOCKED, OFF_TABLE):
+            result.excluded[k] = result.excluded.get(k, 0) + int((code == k).sum())
+        boxes = boxes[code == ALIVE]
+        if not len(boxes):
+            break
+        # Sample each live box: its centre and a few random placements.
+        u = np.concatenate([np.full((len(boxes), 1, 3), 0.5),
+                            rng.random((len(boxes), samples, 3))], axis=1)
+        theta, a, c = (boxes[:, None, 2 * d] + u[..., d] * (boxes[:, None, 2 * d + 1]
+                                                             - boxes[:, None, 2 * d])
+                       for d in range(3))
+        found = verify(placer, target, theta.ravel() % 360.0, a.ravel(), c.ravel(), keep)
+        result.found.candidates += found.candidates
+        result.found.rejected += found.rejected
+        if found.poses:
+            result.found.poses = found.poses
+            return result
+        size = _box_size(step, boxes)
+        small = size.max(axis=1) < tolerance
+        result.undecided += int(small.sum())
+        boxes = boxes[~small]
+        if result.boxes + 2 * len(boxes) > max_boxes:
+            result.undecided += len(boxes)
+            return result
+        boxes = _split(boxes, size[~small])
+    result.proved = result.undecided == 0
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# One marker
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _OneMarker:
+    status: Status
+    poses: list[Pose]
+    reason: str
+
+
+def one_marker(placer: Placer, target: Target, rng: np.random.Generator, keep: int = 1,
+               prove: bool = True, samples: int = 1024) -> _OneMarker:
+    """Can ONE legal marker laid now touch the target? Witness poses (exactly checked, best
+    first), or a proof that none exists, or "undecided"."""
+    step = placer.step
+    gap = float(shapely.distance(target.polygon, shapely.Point(step.end)))
+    if gap > step.reach + EPS:
+        return _OneMarker("unreachable", [], (
+            f"{target.id} is {gap:.1f} mm from the end at ({step.end[0]:.1f}, {step.end[1]:.1f}); "
+            f"a marker covering it reaches at most {step.reach:.1f} mm"))
+    found = verify(placer, target, *_touching_samples(step, target, rng, samples), keep=keep)
+    if found.poses:
+        return _OneMarker("reachable", found.poses, _found_words(found))
+    if not prove:
+        return _OneMarker("undecided", [], f"no legal touching placement among {samples} "
+                                           f"sampled (not searched exhaustively)")
+    search = branch_and_bound(placer, target, rng, keep=keep)
+    if search.found.poses:
+        return _OneMarker("reachable", search.found.poses,
+                          _found_words(search.found) + f" (branch and bound, {search.boxes} boxes)")
+    words = ", ".join(f"{n} boxes {EXCLUSION_WORDS[k]}" for k, n in search.excluded.items() if n)
+    if search.proved:
+        return _OneMarker("unreachable", [], (
+            f"no legal marker touches {target.id}: every placement covering the end was "
+            f"excluded by a bound ({words})"))
+    return _OneMarker("undecided", [], (
+        f"undecided within tolerance: {search.undecided} boxes of placements smaller than "
+        f"{TOLERANCE} mm (or over the budget of {MAX_BOXES} boxes) were neither excluded nor "
+        f"holding a legal placement ({words})"))
+
+
+def _found_words(found: _Found) -> str:
+    extra = f"; {found.rejected} batched candidates failed the exact check" if found.rejected else ""
+    return f"{found.candidates} legal touching placements found, exactly checked{extra}"
+
+
+# --------------------------------------------------------------------------------------------
+# Margins: how far a hand may err
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Margin:
+    """How far (mm, any direction) the marker may shift, and how much (degrees, either way,
+    about its centre) it may turn, with every sampled perturbation still legal and touching."""
+
+    translation: float
+    rotation: float
+    samples: int  # perturbed placements tested
+
+    def to_json(self) -> dict[str, float]:
+        """The margin as JSON."""
+        return {"translation_mm": round(self.translation, 3),
+                "rotation_deg": round(self.rotation, 3), "samples": self.samples}
+
+    def __str__(self) -> str:
+        return f"±{self.translation:.2f} mm, ±{self.rotation:.2f}°"
+
+    def worst_move(self, length: float) -> float:
+        """The smaller of the shift and the move (mm) of a marker's far end under the turn."""
+        return min(self.translation, math.radians(self.rotation) * length / 2)
+
+
+SHIFT_DIRECTIONS = 12
+RING_FRACTIONS = (1 / 3, 2 / 3, 1.0)
+
+
+def measure_margins(placer: Placer, target: Target, poses: Sequence[Pose],
+                    max_shift: float = 16.0, max_turn: float = 30.0, iterations: int = 12
+                    ) -> list[Margin]:
+    """The margin of each pose, by bisection on rings of perturbed placements (all tested with
+    the batched legality and touch masks; the pose itself passed the exact check)."""
+    x, y, h = _arrays(poses)
+    angles = np.linspace(0, 2 * np.pi, SHIFT_DIRECTIONS, endpoint=False)
+    fr = np.asarray(RING_FRACTIONS)
+    ring = (fr[:, None] * np.exp(1j * angles)[None, :]).ravel()  # shifts of unit radius
+    turns = np.concatenate([fr, -fr])
+    sizes = placer.step.sizes
+
+    def holds(px: Array, py: Array, ph: Array) -> NDArray[np.bool_]:
+        shape = px.shape
+        px, py, ph = px.ravel(), py.ravel(), ph.ravel()
+        ok = placer.legal_mask(px, py, ph)
+        idx = np.flatnonzero(ok)
+        ok[idx] = touch_mask(target, sizes, px[idx], py[idx], ph[idx])
+        return ok.reshape(shape).all(axis=1)
+
+    def shift(r: Array) -> NDArray[np.bool_]:
+        d = r[:, None] * ring[None, :]
+        return holds(x[:, None] + d.real, y[:, None] + d.imag,
+                     np.broadcast_to(h[:, None], d.shape))
+
+    def turn(r: Array) -> NDArray[np.bool_]:
+        return holds(np.broadcast_to(x[:, None], (len(x), len(turns))),
+                     np.broadcast_to(y[:, None], (len(x), len(turns))),
+                     h[:, None] + r[:, None] * turns[None, :])
+
+    translation = _bisect(shift, len(poses), max_shift, iterations)
+    rotation = _bisect(turn, len(poses), max_turn, iterations)
+    tested = len(poses) and (iterations + 1) * (len(ring) + len(turns))
+    return [Margin(float(t), float(r), tested) for t, r in zip(translation, rotation)]
+
+
+def _bisect(holds: Any, n: int, top: float, iterations: int) -> Array:
+    """For n monotone predicates, the largest radius in [0, top] where each holds (bisection)."""
+    lo, hi = np.zeros(n), np.full(n, top)
+    whole = holds(hi)
+    lo[whole] = top
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        ok = holds(mid) & ~whole
+        lo = np.where(ok, mid, lo)
+        hi = np.where(ok | whole, hi, mid)
+    return lo
+
+
+def most_robust(placer: Placer, target: Target, poses: Sequence[Pose]) -> tuple[Pose, Margin]:
+    """The pose among `poses` with the largest margin (by `Margin.worst_move`), and its margin."""
+    margins = measure_margins(placer, target, poses)
+    length = placer.step.sizes.marker_length
+    best = max(range(len(poses)), key=lambda i: (margins[i].worst_move(length),
+                                                 margins[i].translation))
+    return poses[best], margins[best]
+
+
+# --------------------------------------------------------------------------------------------
+# The rules, bound to one state, expedition and player
+# --------------------------------------------------------------------------------------------
+ROUND = 4  # decimals of mm and degrees in witness poses: short enough to paste, checked as is
+
+
+def ready(state: Any, player: int) -> Any:
+    """A clone of `state` in which `player` may lay a marker now.
+
+    Reach asks about the table as it lies. When `player` is to move in play, open decisions (a
+    look, a take) are passed; otherwise (another player's turn, setup, the end) the clone is
+    set at the start of a turn of `player`, nothing else changed: the other players are assumed
+    to leave the table as it is.
+    """
+    s = state.clone()
+    while s.phase == "play" and s.current == player and s.pending:
+        s.apply(Pass(), player)
+    if s.phase != "play" or s.current != player or s.pending or s.actions_left <= 0:
+        s.phase, s.current, s.actions_left, s.pending, s.fresh = "play", player, 2, [], []
+    return s
+
+
+class StatePlacer:
+    """The `Placer` of `player` extending `expedition` in an Anasazi state ready for it: the
+    rules' batched check (`legality.check_markers`) and their exact `state.check`."""
+
+    def __init__(self, state: Any, expedition: str, player: int):
+        self.state, self.expedition, self.player = state, expedition, player
+        self.context = lg.marker_context(state.board(), player, expedition)
+        x, y, r = self.context.target
+        self.step = Step((x, y), r, state.sizes, self.context.obstacles[:, :3], slack=lg.EPS)
+
+    @classmethod
+    def of(cls, state: Any, expedition: str, player: int | None = None) -> StatePlacer:
+        """The placer for `player` (default: the player to move) on a ready clone of `state`."""
+        if player is None:
+            movers = state.to_move()
+            player = movers[0] if movers else state.current
+        if isinstance(player, bool) or not isinstance(player, int) \
+                or not 0 <= player < state.num_players:
+            raise ValueError(f"player must be 0 to {state.num_players - 1}, not {player!r}")
+        state.table.expedition_camp(expedition)  # KeyError naming an unknown expedition
+        return cls(ready(state, player), expedition, player)
+
+    def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
+        """The rules' batched legality of markers of this expedition."""
+        return lg.check_markers(self.context, x, y, heading).ok
+
+    def action(self, pose: Pose) -> PlaceMarker:
+        """The action laying a marker of this expedition at `pose`."""
+        return PlaceMarker.at(self.expedition, pose)
+
+    def check(self, pose: Pose) -> Verdict:
+        """The exact `state.check` of laying `pose`."""
+        return self.state.check(self.action(pose), self.player)
+
+    def settle(self, pose: Pose) -> Pose:
+        """`pose` rounded to `ROUND` decimals, the heading in [0, 360)."""
+        return Pose(round(pose.x, ROUND), round(pose.y, ROUND), round(pose.heading % 360.0, ROUND)
+                    % 360.0)
+
+    def after(self, pose: Pose) -> StatePlacer:
+        """The placer of the next marker once `pose` is laid, on a clone."""
+        s = self.state.clone()
+        s.apply(self.action(pose), self.player)
+        return StatePlacer(ready(s, self.player), self.expedition, self.player)
+
+    def action_text(self, pose: Pose) -> str:
+        """The action laying `pose`, as text to paste."""
+        return str(self.action(pose))
+
+
+# --------------------------------------------------------------------------------------------
+# Chains of markers
+# --------------------------------------------------------------------------------------------
+EXPAND_SAMPLES = 2048  # covering placements drawn to grow a chain by one marker
+EXPAND_WIDTH = 6  # children kept per chain end
+BEAM = 12  # chain ends kept per depth
+CELL = 6.0  # mm: two chain ends closer than this (same grid cell) count as one
+
+
+def _expand(placer: Placer, rng: np.random.Generator, width: int,
+            rank: Any = None) -> list[tuple[Pose, Placer]]:
+    """Up to `width` exactly checked next markers from `placer`'s end, with their placers.
+
+    `rank(ex, ey)` scores the new ends (lower first, inf = useless); half the children are the
+    best ranked, half drawn at random among the rest; one per grid cell of the new end.
+    """
+    step = placer.step
+    theta, a, c = _uniform_samples(step, rng, EXPAND_SAMPLES)
+    x, y, h = step.poses(theta, a, c)
+    ok = placer.legal_mask(x, y, h)
+    x, y, h = x[ok], y[ok], h[ok]
+    ex, ey = step.explorers(x, y, h)
+    score = rank(ex, ey) if rank is not None else -np.hypot(ex - step.end[0], ey - step.end[1])
+    useful = np.flatnonzero(np.isfinite(score))
+    useful = useful[np.argsort(score[useful], kind="stable")]
+    _, first = np.unique(np.floor(np.column_stack([ex[useful], ey[useful]]) / CELL), axis=0,
+                         return_index=True)
+    cells = useful[np.sort(first)]  # best of each cell, best cells first
+    best, rest = cells[: width // 2], cells[width // 2:]
+    order = np.concatenate([best, rng.permutation(rest)])
+    children: list[tuple[Pose, Placer]] = []
+    for i in order[: 2 * width]:
+        pose = placer.settle(Pose(float(x[i]), float(y[i]), float(h[i])))
+        if placer.check(pose).ok:
+            children.append((pose, placer.after(pose)))
+            if len(children) >= width:
+                break
+    return children
+
+
+def _distinct(nodes: list[tuple[Placer, list[Pose]]], cap: int) -> list[tuple[Placer, list[Pose]]]:
+    """At most `cap` nodes whose ends lie in different grid cells, in the given order."""
+    seen, out = set(), []
+    for placer, chain in nodes:
+        cell = tuple(np.floor(np.asarray(placer.step.end) / CELL).astype(int))
+        if cell not in seen:
+            seen.add(cell)
+            out.append((placer, chain))
+    return out[:cap]
+
+
+def _gap_to(target: Target) -> Any:
+    """Distance from points to the target's polygon (vectorised)."""
+    return lambda ex, ey: shapely.distance(target.polygon, shapely.points(ex, ey))
+
+
+def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.Generator,
+                 keep: int = 1, skip: int = 1) -> tuple[int, list[Pose], Placer, list[Pose]] | None:
+    """Breadth-first search of chains of 2 .. `max_markers` markers whose last one touches the
+    target, every marker exactly checked on a clone with the earlier ones laid. Returns (markers,
+    the chain before the last marker, the last placer, exactly checked last poses) or None.
+
+    Chains are grown toward the target (ends that `chain_reach` says can still make it, the
+    nearest first, some at random) and deduplicated by the grid cell of their end. Depths up to
+    `skip` are not tried for a touch (the caller knows they fail)."""
+    sizes = root.step.sizes
+    gap = _gap_to(target)
+    frontier: list[tuple[Placer, list[Pose]]] = [(root, [])]
+    for depth in range(2, max_markers + 1):
+        bound = chain_reach(sizes, sizes.explorer_radius, max_markers - depth + 1) + EPS
+
+        def rank(ex: Array, ey: Array) -> Array:
+            d = gap(ex, ey)
+            return np.where(d <= bound, d, np.inf)
+
+        children = [(child, chain + [pose]) for placer, chain in frontier
+                    for pose, child in _expand(placer, rng, EXPAND_WIDTH, rank)]
+        children.sort(key=lambda n: float(gap(*([v] for v in n[0].step.end))[0]))
+        frontier = _distinct(children, BEAM)
+        if depth <= skip:
+            continue
+        for placer, chain in frontier:
+            found = one_marker(placer, target, rng, keep=keep, prove=False)
+            if found.poses:
+                return depth, chain, placer, found.poses
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The public API
+# --------------------------------------------------------------------------------------------
+@dataclass
+class ReachResult:
+    """The verdict on "can `expedition` reach `sector`".
+
+    `status` "reachable" is certain (every marker of `chain` passed the exact check in
+    sequence); "unreachable" is proved (`reason` says how); "undecided" is what the search could
+    not settle. `witness` is the marker that touches the sector (the last of `chain`), `margin`
+    how precisely it must be laid, `markers` the length of the chain when reachable, else the
+    most markers considered. `actions` are the chain in the game's text form, ready to paste.
+    """
+
+    status: Status
+    witness: Pose | None
+    reason: str
+    markers: int
+    margin: Margin | None = None
+    chain: list[Pose] = field(default_factory=list)
+    expedition: str = ""
+    sector: str = ""
+    player: int = 0
+    actions: list[str] = field(default_factory=list)
+
+    @property
+    def reachable(self) -> bool:
+        """True when a chain was found."""
+        return self.status == "reachable"
+
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as JSON."""
+        return {
+            "expedition": self.expedition, "sector": self.sector, "player": self.player,
+            "status": self.status, "markers": self.markers, "reason": self.reason,
+            "witness": None if self.witness is None else _pose_json(self.witness),
+            "chain": [_pose_json(p) for p in self.chain], "actions": list(self.actions),
+            "margin": None if self.margin is None else self.margin.to_json(),
+        }
+
+    def __str__(self) -> str:
+        head = {"reachable": f"reachable with {self.markers} marker{'s' * (self.markers > 1)}",
+                "unreachable": f"unreachable with {self.markers} marker{'s' * (self.markers > 1)} "
+                               "or fewer", "undecided": "undecided"}[self.status]
+        lines = [f"{self.expedition} -> {self.sector}: {head} (player {self.player})",
+                 f"  why: {self.reason}"]
+        lines += [f"  lay: {a}" for a in self.actions]
+        if self.margin is not None:
+            lines.append(f"  margin of the last marker: {self.margin}")
+        return "\n".join(lines)
+
+
+def _pose_json(pose: Pose) -> list[float]:
+    return [pose.x, pose.y, pose.heading]
+
+
+def _check_cap(max_markers: int) -> None:
+    if isinstance(max_markers, bool) or not isinstance(max_markers, int) or max_markers < 1:
+        raise ValueError(f"max_markers must be a whole number >= 1, not {max_markers!r}")
+
+
+def reach(state: Any, expedition: str, sector: str, max_markers: int = 3, *,
+          player: int | None = None, seed: int = 0, with_margin: bool = True) -> ReachResult:
+    """Can `player` (default: the player to move) make `expedition` (an expedition base camp id:
+    its end, or its start mark if free) touch `sector` with at most `max_markers` markers, on
+    the table as it lies in `state`? The fewest markers found, the chain, the margin of the
+    touching marker. Deterministic for a given `seed`."""
+    _check_cap(max_markers)
+    root = StatePlacer.of(state, expedition, player)
+    return reach_from(root, sector_target(state.table, sector), max_markers,
+                      np.random.default_rng(seed), with_margin)
+
+
+def reach_from(root: Placer, target: Target, max_markers: int, rng: np.random.Generator,
+               with_margin: bool = True, first: _OneMarker | None = None) -> ReachResult:
+    """`reach` for a placer (the search behind `reach` and `reach_map`); `first` may hold the
+    one-marker verdict when already known."""
+    keep = 4 if with_margin else 1
+    if first is None:
+        first = one_marker(root, target, rng, keep=keep)
+    if first.poses:
+        return _reachable(root, target, 1, [], root, first.poses, first.reason, with_margin)
+    if max_markers == 1:
+        return _unreached(root, target, first.status, first.reason, 1)
+    notes = [f"1 marker: {first.reason}"]
+    gap = float(shapely.distance(target.polygon, shapely.Point(root.step.end)))
+    sizes = root.step.sizes
+    excluded = max([k for k in range(2, max_markers + 1)
+                    if gap > chain_reach(sizes, root.step.end_radius, k) + EPS], default=1)
+    if excluded > 1:
+        notes.append(f"{_span(2, excluded)}: {target.id} is {gap:.1f} mm away, beyond the "
+                     f"{chain_reach(sizes, root.step.end_radius, excluded):.1f} mm that "
+                     f"{excluded} chained markers reach")
+    if excluded == max_markers:
+        status = "unreachable" if first.status == "unreachable" else "undecided"
+        return _unreached(root, target, status, "; ".join(notes), max_markers)
+    found = chain_search(root, target, max_markers, rng, keep=keep, skip=excluded)
+    if found is None:
+        notes.append(f"{_span(excluded + 1, max_markers)}: no chain found by the search "
+                     "(a search result, not a proof)")
+        return _unreached(root, target, "undecided", "; ".join(notes), max_markers)
+    markers, chain, last, poses = found
+    if markers > excluded + 1:
+        notes.append(f"{_span(excluded + 1, markers - 1)}: no chain found by the search "
+                     "(not a proof: a shorter chain may exist)")
+    notes.append(f"{markers} markers: chain found, each marker exactly checked in sequence")
+    return _reachable(root, target, markers, chain, last, poses, "; ".join(notes), with_margin)
+
+
+def _span(lo: int, hi: int) -> str:
+    return f"{lo} markers" if lo == hi else f"{lo} to {hi} markers"
+
+
+def _reachable(root: Placer, target: Target, markers: int, chain: list[Pose], last: Placer,
+               poses: list[Pose], reason: str, with_margin: bool) -> ReachResult:
+    if with_margin:
+        witness, mgn = most_robust(last, target, poses)
+    else:
+        witness, mgn = poses[0], None
+    full = chain + [witness]
+    return ReachResult("reachable", witness, reason, markers, mgn, full, _expedition(root),
+                       target.id, _player(root), [root.action_text(p) for p in full])
+
+
+def _unreached(root: Placer, target: Target, status: Status, reason: str, markers: int
+               ) -> ReachResult:
+    return ReachResult(status, None, reason, markers, None, [], _expedition(root), target.id,
+                       _player(root))
+
+
+def _expedition(placer: Placer) -> str:
+    return getattr(placer, "expedition", "")
+
+
+def _player(placer: Placer) -> int:
+    return getattr(placer, "player", 0)
+
+
+def margin(state: Any, expedition: str, sector: str, pose: Pose, player: int | None = None
+           ) -> Margin:
+    """How far and how much a marker of `expedition` laid at `pose` may err and still be legal
+    and touch `sector` (`ValueError` if `pose` itself is not)."""
+    placer = StatePlacer.of(state, expedition, player)
+    target = sector_target(state.table, sector)
+    verdict = placer.check(pose)
+    if not verdict.ok:
+        raise ValueError(f"the marker at {pose} is illegal: {verdict}")
+    if not touch_mask(target, placer.step.sizes, *_arrays([pose]))[0]:
+        raise ValueError(f"the marker at {pose} does not touch {sector}")
+    return measure_margins(placer, target, [pose])[0]
+
+
+def sectors_of(table: Table, name: str) -> list[str]:
+    """The sector ids a user means by `name`: a sector id, or every sector of a pueblo id."""
+    try:
+        return [table.sector(name).id]
+    except KeyError:
+        pass
+    try:
+        return [s.id for s in table.pueblo(name).sectors]
+    except KeyError:
+        raise KeyError(f"no pueblo or sector {name!r} on this table") from None

@@ -867,3 +867,160 @@ def sectors_of(table: Table, name: str) -> list[str]:
         return [s.id for s in table.pueblo(name).sectors]
     except KeyError:
         raise KeyError(f"no pueblo or sector {name!r} on this table") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Reach maps
+# --------------------------------------------------------------------------------------------
+SWEEP_SAMPLES = 4096  # covering placements drawn per expedition end to find easy witnesses
+
+
+def _sweep(placer: Placer, table: Table, rng: np.random.Generator
+           ) -> dict[str, tuple[Array, Array, Array]]:
+    """Legal covering placements from `placer`'s end drawn uniformly, grouped by the sectors
+    they touch (the rules' batched touch test): sector id -> (theta, a, c)."""
+    step = placer.step
+    theta, a, c = _uniform_samples(step, rng, SWEEP_SAMPLES)
+    x, y, h = step.poses(theta, a, c)
+    idx = np.flatnonzero(placer.legal_mask(x, y, h))
+    hit = lg.touched_sectors_batch(table, x[idx], y[idx], h[idx])
+    ids = lg.table_geometry(table).sector_ids
+    return {ids[j]: (theta[idx[hit[:, j]]], a[idx[hit[:, j]]], c[idx[hit[:, j]]])
+            for j in np.flatnonzero(hit.any(axis=0))}
+
+
+def _expedition_map(root: Placer, table: Table, max_markers: int, rng: np.random.Generator
+                    ) -> dict[str, ReachResult]:
+    """`reach` of every sector from one expedition, sharing one sweep for the easy witnesses."""
+    swept = _sweep(root, table, rng)
+    out = {}
+    for sector in table.sectors:
+        target = sector_target(table, sector.id)
+        first = None
+        if sector.id in swept:
+            found = verify(root, target, *swept[sector.id])
+            if found.poses:
+                first = _OneMarker("reachable", found.poses, _found_words(found))
+        out[sector.id] = reach_from(root, target, max_markers, rng, with_margin=False, first=first)
+    return out
+
+
+@dataclass
+class ReachMap:
+    """For every expedition (started or free) and every sector, the `ReachResult` of `player`."""
+
+    player: int
+    max_markers: int
+    results: dict[str, dict[str, ReachResult]]
+    ends: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def fewest(self, sector: str) -> tuple[int | None, list[str]]:
+        """The fewest markers any expedition needs to touch `sector` (None: none found), and
+        the expeditions that need that few."""
+        found = {e: r[sector].markers for e, r in self.results.items() if r[sector].reachable}
+        if not found:
+            return None, []
+        best = min(found.values())
+        return best, sorted(e for e, k in found.items() if k == best)
+
+    def cell(self, expedition: str, sector: str) -> str:
+        """One character: the markers needed, "-" proved unreachable, "?" undecided."""
+        r = self.results[expedition][sector]
+        return str(r.markers) if r.reachable else "-" if r.status == "unreachable" else "?"
+
+    def to_json(self) -> dict[str, Any]:
+        """The map as JSON: per expedition its end and per sector the verdict; per sector the
+        fewest markers and by which expeditions."""
+        sectors = list(next(iter(self.results.values()), {}))
+        return {
+            "player": self.player, "max_markers": self.max_markers,
+            "expeditions": {e: {"end": list(self.ends.get(e, ())),
+                                "sectors": {s: _cell_json(r) for s, r in res.items()}}
+                            for e, res in self.results.items()},
+            "sectors": {s: dict(zip(("fewest", "by"), self.fewest(s))) for s in sectors},
+        }
+
+    def to_text(self) -> str:
+        """A table: one row per sector, one column per expedition (markers needed, "-" proved
+        unreachable, "?" undecided), then the fewest."""
+        exps = list(self.results)
+        sectors = list(next(iter(self.results.values()), {}))
+        lines = [f"reach map of player {self.player}, up to {self.max_markers} markers "
+                 "(digit: markers needed; -: proved unreachable; ?: not found, undecided)",
+                 "sector  " + " ".join(f"{e:>3s}" for e in exps) + "  fewest"]
+        for s in sectors:
+            k, by = self.fewest(s)
+            lines.append(f"{s:7s} " + " ".join(f"{self.cell(e, s):>3s}" for e in exps)
+                         + f"  {'' if k is None else f'{k} ({chr(44).join(by)})'}")
+        return "\n".join(lines)
+
+    def draw(self, state: Any, ax: Any = None) -> Any:
+        """The table of `state` with each sector coloured by the fewest markers that reach it,
+        the witnesses of one-marker reaches outlined, the expedition ends ringed."""
+        return draw_reach_map(state, self, ax)
+
+
+def _cell_json(r: ReachResult) -> dict[str, Any]:
+    return {"status": r.status, "markers": r.markers if r.reachable else None,
+            "actions": list(r.actions), "reason": r.reason}
+
+
+def reach_map(state: Any, max_markers: int = 3, *, player: int | None = None, seed: int = 0,
+              expeditions: Sequence[str] | None = None) -> ReachMap:
+    """`reach` of every sector from every expedition (default: all expedition base camps, each
+    from its end or start mark) for `player` (default: the player to move), without margins."""
+    _check_cap(max_markers)
+    rng = np.random.default_rng(seed)
+    table = state.table
+    ids = list(expeditions) if expeditions is not None else [c.id for c in table.expedition_camps]
+    results, ends, who = {}, {}, 0
+    for e in ids:
+        root = StatePlacer.of(state, e, player)
+        who = root.player
+        ends[e] = root.step.end
+        results[e] = _expedition_map(root, table, max_markers, rng)
+    return ReachMap(who, max_markers, results, ends)
+
+
+REACH_COLOURS = {1: "#1a9850", 2: "#a6d96a", 3: "#fdae61"}
+FAR_COLOUR = "#d73027"
+
+
+def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
+    """Draw `rmap` over the table of `state` (TABLE's `draw_table` plus overlays)."""
+    from games.anasazi.draw import draw_table
+    from geomsim.plotting import draw_discs, draw_polygons, legend
+
+    table, sizes = state.table, state.sizes
+    if ax is None:
+        from geomsim.plotting import new_axes
+
+        ax = new_axes(11.0, 8.0, title=f"Anasazi reach map: player {rmap.player}, up to "
+                                       f"{rmap.max_markers} markers")
+    draw_table(state.setup, state.view(), ax=ax)
+    colours = {k: REACH_COLOURS.get(k, FAR_COLOUR) for k in range(1, rmap.max_markers + 1)}
+    by_count: dict[int | None, list[Any]] = {}
+    for s in table.sectors:
+        by_count.setdefault(rmap.fewest(s.id)[0], []).append(s.polygon)
+    for k, polys in sorted(by_count.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+        if k is not None:
+            draw_polygons(ax, polys, facecolor=colours[k], edgecolor="black", linewidth=1.0,
+                          alpha=0.9, zorder=2.05)
+    witnesses = [r.chain[-1] for res in rmap.results.values() for r in res.values()
+                 if r.reachable and r.markers == 1]
+    if witnesses:
+        draw_polygons(ax, [lg.marker_polygon(p, sizes) for p in witnesses], facecolor="none",
+                      edgecolor=colours[1], linewidth=0.6, linestyle="--", zorder=5.5)
+    if rmap.ends:
+        xs, ys = zip(*rmap.ends.values())
+        draw_discs(ax, xs, ys, sizes.explorer_radius * 2.2, facecolor="none",
+                   edgecolor="#6a1b9a", linewidth=1.6, zorder=6)
+    entries = [(f"reached with {k} marker{'s' * (k > 1)}", {"facecolor": c, "edgecolor": "black"})
+               for k, c in colours.items()]
+    entries += [("not reached (proved or not found)", {"facecolor": "#f3e2bd",
+                                                       "edgecolor": "black"}),
+                ("one-marker witness", {"facecolor": "none", "edgecolor": colours[1],
+                                        "linestyle": "--"}),
+                ("expedition end", {"facecolor": "none", "edgecolor": "#6a1b9a"})]
+    legend(ax, entries, loc="lower left", fontsize=7)
+    return ax

@@ -7,6 +7,7 @@ Everything is drawn with collections through `geomsim.plotting` (no pyplot). Tow
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,9 +21,7 @@ from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextPath
 
-from geomsim.plotting import (
-    PLAYER_COLOURS, draw_discs, draw_polygons, legend, new_axes, scale_bar,
-)
+from geomsim.plotting import PLAYER_COLOURS, draw_discs, draw_polygons, new_axes, scale_bar
 from games.anasazi.components import COLOURS, TRACK_SPACES, Setup, Sizes, TableView
 
 # Piece colours as printed: treasures and tower stickers.
@@ -154,9 +153,26 @@ def _draw_expeditions(ax: Axes, view: TableView, sizes: Sizes) -> None:
 
     draw_polygons(ax, [marker_polygon(p, sizes) for p in poses], facecolor=MARKER,
                   edgecolor="#6b4a1f", linewidth=0.8, alpha=0.92, zorder=5)
+    ax.add_collection(LineCollection(_ladders(poses, sizes), colors="#8a6a35", linewidths=0.5,
+                                     zorder=5.05))
     centres = np.array([explorer_centre(p, sizes) for p in poses])
     draw_discs(ax, centres[:, 0], centres[:, 1], sizes.explorer_radius, facecolor=EXPLORER,
                edgecolor="none", linewidth=0, zorder=5.1)
+
+
+def _ladders(poses: Sequence, sizes: Sizes) -> list[np.ndarray]:
+    """The ladder printed on each marker: two rails and rungs, stopping short of the explorer."""
+    half_w = sizes.marker_width / 4
+    tail = -sizes.marker_length / 2 + 4
+    head = sizes.marker_length / 2 - sizes.explorer_offset - sizes.explorer_radius - 2
+    local = [np.array([[tail, -half_w], [head, -half_w]]), np.array([[tail, half_w], [head, half_w]])]
+    local += [np.array([[a, -half_w], [a, half_w]]) for a in np.arange(tail + 3, head, 6.0)]
+    out = []
+    for p in poses:
+        c, s = math.cos(math.radians(p.heading)), math.sin(math.radians(p.heading))
+        rot = np.array([[c, s], [-s, c]])
+        out += [seg @ rot + (p.x, p.y) for seg in local]
+    return out
 
 
 def _tile_width() -> float:
@@ -174,8 +190,8 @@ def _draw_score_tile(ax: Axes, view: TableView, sizes: Sizes) -> None:
     y_top = sizes.play_area_radius
     draw_polygons(ax, [shapely.box(x0, y_top - _tile_height(), x0 + _tile_width(), y_top)],
                   facecolor="#d9c08c", edgecolor="#5a3d1a", linewidth=1.2, zorder=1)
-    ax.text(x0 + _tile_width() / 2, y_top - 8, "score tile (treasure value)", ha="center",
-            va="center", fontsize=7.5, zorder=2)
+    draw_text_paths(ax, [x0 + _tile_width() / 2], [y_top - 8], ["score tile (treasure value)"],
+                    size=9.0, color="black", zorder=2)
     spaces, space_colours, towers, tower_colours, bonus, bonus_colours = [], [], [], [], [], []
     values = []
     for row, colour in enumerate(COLOURS):
@@ -217,15 +233,15 @@ def _draw_ids(ax: Axes, setup: Setup) -> None:
         xs.append(p.x)
         ys.append(p.y)
         texts.append(m.id)
-    draw_text_paths(ax, xs, ys, texts, size=7.0, color="#fff3dc", bold=True, zorder=2.5)
+    draw_text_paths(ax, xs, ys, texts, size=8.0, color="#fff3dc", bold=True, zorder=2.5)
     xs, ys, texts = [], [], []
     for p in table.pueblos:
         outline = p.polygon
         x0, y0, x1, y1 = outline.bounds
         xs.append((x0 + x1) / 2)
-        ys.append(y1 + 4.5)
+        ys.append(y1 + 5.0)
         texts.append(p.id)
-    draw_text_paths(ax, xs, ys, texts, size=5.5, color="#1f1007", zorder=2.5)
+    draw_text_paths(ax, xs, ys, texts, size=6.5, color="#1f1007", zorder=2.5)
     draw_text_paths(ax, [e.polygon.centroid.x for e in table.expedition_camps],
                     [e.polygon.centroid.y - 11 for e in table.expedition_camps],
                     [e.id for e in table.expedition_camps], size=6.5, color="white", bold=True,
@@ -244,41 +260,82 @@ def _label_point(mesa: shapely.Polygon, pueblos: Sequence) -> tuple[float, float
     return tuple(ring[int(np.argmax(d))])
 
 
+KEY_ROW = 15.0  # mm between the rows of the key
+
+
 def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
-    """The legend with its top left corner at (x, y), under the score tile."""
-    entries = [
-        ("mesa", {"facecolor": EARTH[0], "edgecolor": CLIFF}),
-        ("pueblo sector", {"facecolor": ADOBE, "edgecolor": ADOBE_EDGE}),
-        ("tower, hidden (?)", {"facecolor": HIDDEN_TOWER, "edgecolor": "black"}),
+    """The key (legend) with its top left corner at (x, y), under the score tile: each row shows
+    the pieces as they are drawn on the table, then their name. Drawn in table units as a few
+    collections, which renders far faster than a matplotlib legend of Text artists."""
+    sizes = setup.table.sizes
+    rows: list[tuple[str, list[tuple[str, float, str, str]]]] = [
+        ("mesa (cliff rim)", [("box", 7, EARTH[0], CLIFF)]),
+        ("pueblo: single / divided", [("box", 5, ADOBE, ADOBE_EDGE), ("split", 5, ADOBE, ADOBE_EDGE)]),
+        ("tower, colour hidden", [("disc", sizes.tower_radius, HIDDEN_TOWER, "black")]),
     ]
-    entries += [(f"{c} treasure / tower", {"facecolor": PIECE_COLOURS[c], "edgecolor": "black"})
-                for c in COLOURS]
-    entries += [("expedition base camp + start", {"facecolor": CAMP_TILE, "edgecolor": "black"}),
-                ("expedition marker", {"facecolor": MARKER, "edgecolor": "#6b4a1f"})]
-    entries += [(f"player {p + 1} base camp",
-                 {"facecolor": PLAYER_COLOURS[p % len(PLAYER_COLOURS)], "edgecolor": "black"})
-                for p in range(setup.players)]
-    legend(ax, entries, loc="upper left", bbox_to_anchor=(x, y), bbox_transform=ax.transData,
-           fontsize=7.5, borderaxespad=0.0)
+    rows += [(f"{c} treasure / tower", [("box", sizes.treasure_size / 2, PIECE_COLOURS[c], "black"),
+                                        ("disc", sizes.tower_radius, PIECE_COLOURS[c], "black")])
+             for c in COLOURS]
+    rows += [("expedition base camp, start", [("box", 7, CAMP_TILE, "black"),
+                                              ("disc", sizes.start_mark_radius, "white", "black")]),
+             ("expedition marker, explorer", [("marker", 0, MARKER, "#6b4a1f")])]
+    rows += [(f"player {p + 1} base camp",
+              [("disc", sizes.base_camp_radius * 0.8, PLAYER_COLOURS[p % len(PLAYER_COLOURS)],
+                "black")]) for p in range(setup.players)]
+    width, height = _tile_width(), KEY_ROW * len(rows) + 8
+    polys, faces, edges = [shapely.box(x, y - height, x + width, y)], ["white"], ["#999999"]
+    discs: list[tuple[float, float, float, str, str]] = []
+    hidden, lines = [], []
+    for i, (_, shapes) in enumerate(rows):
+        cy = y - 4 - KEY_ROW * (i + 0.5)
+        for k, (kind, r, face, edge) in enumerate(shapes):
+            cx = x + 12 + 17 * k
+            if kind == "disc":
+                discs.append((cx, cy, r, face, edge))
+                if face == HIDDEN_TOWER:
+                    hidden.append((cx, cy))
+                continue
+            if kind == "marker":
+                polys.append(shapely.box(cx - 8, cy - 3.5, cx + 24, cy + 3.5))
+                discs.append((cx + 20, cy, 2.2, EXPLORER, EXPLORER))
+            else:
+                polys.append(shapely.box(cx - r * 1.3, cy - r, cx + r * 1.3, cy + r))
+                if kind == "split":
+                    lines.append([(cx - r * 0.3, cy - r), (cx - r * 0.3, cy + r)])
+            faces.append(face)
+            edges.append(edge)
+    draw_polygons(ax, polys, facecolor=faces, edgecolor=edges, linewidth=0.8, zorder=6)
+    draw_discs(ax, [d[0] for d in discs], [d[1] for d in discs], [d[2] for d in discs],
+               facecolor=[d[3] for d in discs], edgecolor=[d[4] for d in discs], linewidth=0.8,
+               zorder=6.1)
+    ax.add_collection(LineCollection(lines, colors=ADOBE_EDGE, linewidths=1.4, zorder=6.2))
+    draw_text_paths(ax, [h[0] for h in hidden], [h[1] for h in hidden], ["?"] * len(hidden),
+                    size=sizes.tower_radius * 1.1, color="white", bold=True, zorder=6.2)
+    draw_text_paths(ax, [x + 52] * len(rows), [y - 4 - KEY_ROW * (i + 0.5) for i in range(len(rows))],
+                    [label for label, _ in rows], size=9.0, color="black", align="left",
+                    zorder=6.2)
 
 
 @lru_cache(maxsize=512)
-def _glyphs(text: str, bold: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The outline of `text` one unit tall, centred on (0, 0): vertices and path codes."""
+def _glyphs(text: str, bold: bool, align: str = "center") -> tuple[np.ndarray, np.ndarray]:
+    """The outline of `text` one unit tall, centred on (0, 0) (or starting there, for
+    align="left"): vertices and path codes."""
     path = TextPath((0, 0), text, size=1.0,
                     prop=FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal"))
     box = path.get_extents()
-    centre = np.array([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2])
+    # Centre on the height of capitals, so labels of different letters sit on one line.
+    centre = np.array([(box.x0 + box.x1) / 2 if align == "center" else box.x0, 0.36])
     return path.vertices - centre, path.codes
 
 
 def draw_text_paths(ax: Axes, x: Sequence[float], y: Sequence[float], texts: Sequence[str],
-                    size: float, color: str, bold: bool = False, zorder: float = 3) -> None:
+                    size: float, color: str, bold: bool = False, zorder: float = 3,
+                    align: str = "center") -> None:
     """Write short labels `size` mm tall, centred at (x, y), as one collection of glyph outlines:
     they scale with the table and cost far less to render than one Text artist each."""
     patches = []
     for xi, yi, t in zip(x, y, texts):
-        verts, codes = _glyphs(t, bold)
+        verts, codes = _glyphs(t, bold, align)
         patches.append(PathPatch(MplPath(verts * size + (xi, yi), codes)))
     if patches:
         ax.add_collection(PatchCollection(patches, facecolor=color, edgecolor="none",

@@ -1,0 +1,124 @@
+"""`geomsim reach`: can an expedition reach a pueblo, in how many markers, how safely.
+
+    geomsim reach --setup setup.json [--state state.json] --expedition E3 --pueblo P7
+    geomsim reach --setup setup.json [--state state.json] --map -o reach.png [--json reach.json]
+
+The verdict names the markers to lay in the game's action text (paste them into a scenario or
+`state.apply(game.parse_action(...))`) and the margin of the touching marker. Registered under
+the entry point group ``geomsim.commands``; errors are one line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from geomsim.cli import UserError, read_json
+
+PATH = click.Path(exists=True, dir_okay=False, path_type=Path)
+OUT = click.Path(dir_okay=False, path_type=Path)
+
+
+@click.command("reach")
+@click.option("--setup", "setup_path", type=PATH, required=True,
+              help="The Anasazi setup (JSON, as `geomsim setup anasazi --json` writes it).")
+@click.option("--state", "state_path", type=PATH,
+              help="A state played on that setup (JSON, `state.to_json()`); default: the table "
+                   "right after setup, no base camps, no markers.")
+@click.option("--expedition", "-e", help="Expedition base camp id (E1..E6): its end, or its "
+                                         "start mark if no expedition started there.")
+@click.option("--pueblo", "-p", "target", help="Pueblo id (each of its sectors) or sector id.")
+@click.option("--player", type=int, default=None,
+              help="Who lays the markers (0-based; default: the player to move).")
+@click.option("--max-markers", "-n", type=click.IntRange(1, 6), default=3, show_default=True,
+              help="Longest chain of markers searched.")
+@click.option("--map", "map_mode", is_flag=True,
+              help="Reach of every sector from every expedition, as a table (and a picture).")
+@click.option("-o", "--output", type=OUT, help="Draw the reach map to this PNG, SVG or PDF.")
+@click.option("--json", "json_out", type=OUT, help="Write the result as JSON ('-': stdout).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the sampling (results are reproducible).")
+def reach(setup_path: Path, state_path: Path | None, expedition: str | None, target: str | None,
+          player: int | None, max_markers: int, map_mode: bool, output: Path | None,
+          json_out: Path | None, seed: int) -> None:
+    """Can an expedition reach a pueblo, in how many markers, and how precisely must the
+    marker be laid? Or, with --map, which sectors every expedition reaches."""
+    from games.anasazi import reach as rc
+
+    state = load_state(setup_path, state_path)
+    if player is not None and not 0 <= player < state.num_players:
+        raise UserError(f"--player must be 0 to {state.num_players - 1}, not {player}")
+    if map_mode:
+        if target or expedition:
+            raise UserError("--map draws every expedition and sector: leave out --expedition "
+                            "and --pueblo")
+        rmap = rc.reach_map(state, max_markers, player=player, seed=seed)
+        click.echo(rmap.to_text())
+        if output:
+            from geomsim.plotting import save
+
+            save(rmap.draw(state), output)
+            click.echo(f"wrote {output}")
+        _write_json(json_out, rmap.to_json())
+        return
+    if output:
+        raise UserError("-o draws the reach map: add --map")
+    if not (expedition and target):
+        raise UserError("give --expedition and --pueblo (or --map)")
+    known = [c.id for c in state.table.expedition_camps]
+    if expedition not in known:
+        raise UserError(f"--expedition: no expedition base camp {expedition!r} "
+                        f"(known: {', '.join(known)})")
+    try:
+        sectors = rc.sectors_of(state.table, target)
+    except KeyError as e:
+        raise UserError(f"--pueblo: {e.args[0]}") from None
+    results = [rc.reach(state, expedition, s, max_markers, player=player, seed=seed)
+               for s in sectors]
+    for r in results:
+        click.echo(str(r))
+    _write_json(json_out, [r.to_json() for r in results] if len(results) > 1
+                else results[0].to_json())
+
+
+def load_state(setup_path: Path, state_path: Path | None) -> Any:
+    """The Anasazi state of the files: the setup's table right after setup, or the saved state
+    (which must be played on the setup's table)."""
+    from games.anasazi import GAME
+    from games.anasazi.components import Setup
+
+    data = read_json(setup_path)
+    try:
+        setup = Setup.from_json(data)
+    except (ValueError, KeyError, TypeError) as e:
+        raise UserError(f"{setup_path}: {e}") from None
+    if state_path is None:
+        try:
+            return GAME.new_state(setup.players, setup=setup)
+        except ValueError as e:
+            raise UserError(f"{setup_path}: {e}") from None
+    try:
+        state = GAME.state_from_json(state_path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise UserError(f"{state_path}: {e.strerror}") from None
+    except ValueError as e:
+        raise UserError(f"{state_path}: {e}") from None
+    if state.table.to_json() != setup.table.to_json():
+        raise UserError(f"{state_path}: this state was not played on the table of {setup_path}")
+    return state
+
+
+def _write_json(path: Path | None, data: Any) -> None:
+    if path is None:
+        return
+    text = json.dumps(data, indent=1) + "\n"
+    if str(path) == "-":
+        click.echo(text, nl=False)
+        return
+    from geomsim.files import write_text
+
+    write_text(path, text)
+    click.echo(f"wrote {path}")

@@ -499,22 +499,29 @@ def _check_mesas(table: Table) -> list[str]:
 
 def _check_pueblos(table: Table) -> list[str]:
     sizes, problems = table.sizes, []
-    edge = sizes.play_area_radius
+    sectors = table.sectors
+    polys = np.array([s.polygon for s in sectors], dtype=object)
+    mesas = np.array([table.mesa_of(s.id).polygon for s in sectors], dtype=object)
+    # Wholly on its mesa: nothing of the sector lies outside (within rounding).
+    outside = shapely.area(shapely.difference(polys, mesas))
+    # Reachable: a marker pointed straight at the sector from the centre side touches it and
+    # stays inside the play area.
+    near = shapely.distance(shapely.Point(0, 0), polys)
+    reach = np.hypot(near, sizes.marker_width / 2) - sizes.play_area_radius
+    # Room for its piece: a disc as wide as a tower, or as a treasure cube's side, fits inside.
+    need = np.array([sizes.tower_radius if s.kind == "small" else sizes.treasure_size / 2
+                     for s in sectors])
+    room = shapely.is_empty(shapely.buffer(polys, -(need - 0.05), quad_segs=2))
+    for k, s in enumerate(sectors):
+        if outside[k] > TOLERANCE:
+            problems.append(f"sector {s.id} is not wholly on its mesa {table.pueblo_of(s.id).mesa}"
+                            f" ({outside[k]:.1f} mm² off it)")
+        if reach[k] > TOLERANCE:
+            problems.append(f"sector {s.id} cannot be reached inside the play area")
+        if room[k]:
+            piece = "tower" if s.kind == "small" else "treasure"
+            problems.append(f"sector {s.id} is too small to hold its {piece}")
     for p in table.pueblos:
-        mesa = table.mesa(p.mesa).polygon
-        for s in p.sectors:
-            if not mesa.buffer(TOLERANCE).covers(s.polygon):
-                problems.append(f"sector {s.id} is not wholly on its mesa {p.mesa}")
-            # Reachable: a marker pointing straight at the sector from the centre side touches
-            # it and stays inside the play area.
-            near = shapely.distance(shapely.Point(0, 0), s.polygon)
-            if math.hypot(near, sizes.marker_width / 2) > edge + TOLERANCE:
-                problems.append(f"sector {s.id} cannot be reached inside the play area")
-            need = sizes.tower_radius if s.kind == "small" else sizes.treasure_size / 2
-            room = shapely.maximum_inscribed_circle(s.polygon, 0.1)
-            if room.length + 0.1 < need:
-                problems.append(f"sector {s.id} is too small to hold its "
-                                f"{'tower' if s.kind == 'small' else 'treasure'}")
         if p.divided and p.sectors[0].polygon.intersection(p.sectors[1].polygon).area > TOLERANCE:
             problems.append(f"the sectors of pueblo {p.id} overlap")
     whole = [p.polygon for p in table.pueblos]

@@ -1,0 +1,208 @@
+"""The actions of Anasazi: frozen dataclasses with a one-line text form and JSON.
+
+=====================================  ==========================================================
+text                                    meaning
+=====================================  ==========================================================
+``camp 120.5,-33.0``                   build a base camp centred at (120.5, -33.0) (4.1; also the
+                                       two base camps each player places at setup, 3.0)
+``marker E3 at 10.0,250.0 heading 90.0``  lead expedition E3: lay a marker centred at (10, 250),
+                                       its explorer end pointing at 90° (4.2); on a free
+                                       expedition base camp this starts its expedition
+``look P7s``                           look at the tower on sector P7s (4.3, and the three looks
+                                       of setup)
+``take red from 2``                    take a red treasure from player 2 (after covering one of
+                                       one's own base camps for the first time, 4.2)
+``pass``                               decline an optional follow-up (a look, a take)
+=====================================  ==========================================================
+
+Numbers are written with Python's shortest exact float form, so ``parse_action(str(a)) == a``.
+`pose_covering` and `extend` make marker poses from "cover this explorer, head this way".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from games.anasazi.components import COLOURS
+from games.anasazi.legality import Board, expedition_end, pose_covering
+from geomsim.geometry import Pose
+from geomsim.rules import Action
+
+
+def _number(value: Any, name: str) -> float:
+    """`value` as a finite float, or a ValueError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a number, not {value!r}") from None
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, not {value!r}")
+    return value + 0.0  # -0.0 -> 0.0: equal numbers have one text form
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+        raise ValueError(f"{name} must be a name without spaces, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class BuildCamp(Action):
+    """Build a base camp centred at (x, y) mm: ``camp 120.5,-33.0``."""
+
+    kind: ClassVar[str] = "camp"
+    x: float
+    y: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "x", _number(self.x, "camp x"))
+        object.__setattr__(self, "y", _number(self.y, "camp y"))
+
+    def __str__(self) -> str:
+        return f"camp {self.x!r},{self.y!r}"
+
+
+@dataclass(frozen=True)
+class PlaceMarker(Action):
+    """Lay a marker of `expedition` centred at (x, y), heading in degrees:
+    ``marker E3 at 10.0,250.0 heading 90.0``."""
+
+    kind: ClassVar[str] = "marker"
+    expedition: str
+    x: float
+    y: float
+    heading: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expedition", _text(self.expedition, "marker expedition"))
+        for name in ("x", "y", "heading"):
+            object.__setattr__(self, name, _number(getattr(self, name), f"marker {name}"))
+
+    @property
+    def pose(self) -> Pose:
+        """The marker's pose (its centre and heading)."""
+        return Pose(self.x, self.y, self.heading)
+
+    @classmethod
+    def at(cls, expedition: str, pose: Pose) -> PlaceMarker:
+        """The action laying a marker of `expedition` at `pose`."""
+        return cls(expedition, pose.x, pose.y, pose.heading)
+
+    def __str__(self) -> str:
+        return f"marker {self.expedition} at {self.x!r},{self.y!r} heading {self.heading!r}"
+
+
+@dataclass(frozen=True)
+class LookTower(Action):
+    """Look at the tower on a (small) sector: ``look P7s``."""
+
+    kind: ClassVar[str] = "look"
+    sector: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sector", _text(self.sector, "look sector"))
+
+    def __str__(self) -> str:
+        return f"look {self.sector}"
+
+
+@dataclass(frozen=True)
+class TakeTreasure(Action):
+    """Take a treasure of `colour` from player `source`: ``take red from 2``."""
+
+    kind: ClassVar[str] = "take"
+    colour: str
+    source: int
+
+    def __post_init__(self) -> None:
+        if self.colour not in COLOURS:
+            raise ValueError(f"take colour must be one of {', '.join(COLOURS)}, not {self.colour!r}")
+        if isinstance(self.source, bool) or not isinstance(self.source, int) or self.source < 0:
+            raise ValueError(f"take source must be a player number, not {self.source!r}")
+
+    def __str__(self) -> str:
+        return f"take {self.colour} from {self.source}"
+
+
+@dataclass(frozen=True)
+class Pass(Action):
+    """Decline the optional decision at hand (a look or a take): ``pass``."""
+
+    kind: ClassVar[str] = "pass"
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+ACTION_TYPES: tuple[type[Action], ...] = (BuildCamp, PlaceMarker, LookTower, TakeTreasure, Pass)
+
+_NUM = r"([^\s,]+)"
+_FORMS = {
+    "camp": (re.compile(rf"camp\s+{_NUM}\s*,\s*{_NUM}"), "camp X,Y"),
+    "marker": (re.compile(rf"marker\s+(\S+)\s+at\s+{_NUM}\s*,\s*{_NUM}\s+heading\s+{_NUM}"),
+               "marker E1 at X,Y heading DEGREES"),
+    "look": (re.compile(r"look\s+(\S+)"), "look SECTOR"),
+    "take": (re.compile(r"take\s+(\S+)\s+from\s+(\S+)"), "take COLOUR from PLAYER"),
+    "pass": (re.compile(r"pass"), "pass"),
+}
+
+
+def parse_action(text: str) -> Action:
+    """The action written as `text`; `ValueError` naming what is wrong otherwise."""
+    if not isinstance(text, str):
+        raise ValueError(f"an action must be text, not {text!r}")
+    words = text.strip().split()
+    if not words or words[0] not in _FORMS:
+        raise ValueError(f"unknown Anasazi action {text.strip()!r}: expected one of "
+                         + "; ".join(form for _, form in _FORMS.values()))
+    pattern, form = _FORMS[words[0]]
+    m = pattern.fullmatch(text.strip())
+    if not m:
+        raise ValueError(f"malformed {words[0]} action {text.strip()!r}: expected {form!r}")
+    g = m.groups()
+    if words[0] == "camp":
+        return BuildCamp(_parsed(g[0], "camp x"), _parsed(g[1], "camp y"))
+    if words[0] == "marker":
+        return PlaceMarker(g[0], _parsed(g[1], "marker x"), _parsed(g[2], "marker y"),
+                           _parsed(g[3], "marker heading"))
+    if words[0] == "look":
+        return LookTower(g[0])
+    if words[0] == "take":
+        if not re.fullmatch(r"\d+", g[1]):
+            raise ValueError(f"take: player must be a number, not {g[1]!r}")
+        return TakeTreasure(g[0], int(g[1]))
+    return Pass()
+
+
+def _parsed(word: str, name: str) -> float:
+    try:
+        value = float(word)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {word!r}") from None
+    return _number(value, name)
+
+
+# -- making marker poses ------------------------------------------------------------------------
+class HasBoard(Protocol):
+    """Anything that can tell what lies on the table (an `AnasaziState`)."""
+
+    def board(self) -> Board: ...
+
+
+def extend(state: HasBoard | Board, expedition: str, heading: float, along: float = 0.0,
+           across: float = 0.0) -> PlaceMarker:
+    """The marker that continues `expedition` (or starts it from its base camp) heading
+    `heading`, covering its current end explorer (or start mark).
+
+    `along` = 0 makes the longest step (the old explorer just inside the new marker's tail),
+    larger values shorter steps; `across` shifts the marker sideways (see `pose_covering`).
+    """
+    board = state if isinstance(state, Board) else state.board()
+    x, y, r = expedition_end(board, expedition)
+    return PlaceMarker.at(expedition, pose_covering((x, y), heading, board.sizes, along=along,
+                                                    across=across, radius=r))

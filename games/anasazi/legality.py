@@ -1,0 +1,593 @@
+"""Where Anasazi pieces may lie: the geometric rules, checked exactly and in batches.
+
+Two paths that agree (tests prove it):
+
+- the exact path (`marker_violations`, `camp_violations`) judges one placement with shapely
+  distances and predicates and says why it is illegal, with numbers;
+- the batched path (`check_markers`, `check_camps`) judges thousands of candidate placements at
+  once with numpy (each disc's centre in every marker's frame, the analytic rectangle-vs-disc
+  distance, the farthest corner from the table's centre) and shapely's vectorised `dwithin` on
+  prepared polygons (mesas, expedition base camp tiles). It returns a boolean mask of legal
+  placements plus one mask per rule (True where that rule is broken). Bots, the random player
+  and reach analysis use it.
+
+Both read a `Board`: the fixed table plus what lies on it (base camps with their owners,
+expeditions as lists of marker poses, the base camps placed in the current turn).
+
+Boundary semantics, shared by both paths with the tolerance `EPS` (1e-9 mm), always in favour
+of the placement:
+
+- a disc is *covered* by a marker when its centre lies at least ``r - EPS`` deep inside the
+  rectangle: a disc tangent to the marker's edge from inside counts as covered;
+- a disc *overlaps* a marker, a mesa, a tile or another disc when their distance is at most
+  ``r - EPS`` (penetration of at least EPS): a piece that merely touches it (tangent) covers
+  none of it and is allowed;
+- a piece lies *on the play area* when its farthest point is at most ``R + EPS`` from the
+  centre;
+- a marker *touches* a pueblo sector or a mesa when shapely's `intersects` holds (closed sets:
+  touching the border counts), in both paths.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+from numpy.typing import ArrayLike, NDArray
+
+from games.anasazi.components import Sizes, Table
+from geomsim.geometry import Pose, depth_in_rectangle, rectangle_corners, to_frames, unit
+from geomsim.rules import Violation
+
+EPS = 1e-9  # mm: the tolerance of every geometric comparison (see the module docstring)
+
+# The ids of the geometric rules (their texts live with the other rules in rules.py).
+EXPEDITION_CAMP = "anasazi/4.2/expedition-camp"
+COVER_EXPLORER = "anasazi/4.2/cover-explorer"
+ONE_PER_CAMP = "anasazi/4.2/one-expedition-per-camp"
+MARKER_PLAY_AREA = "anasazi/4.2/play-area"
+OTHER_CAMP = "anasazi/4.2/other-camp"
+NEW_CAMP = "anasazi/4.2/new-camp"
+EXPLORER_VISIBLE = "anasazi/4.2/explorer-visible"
+CAMP_VALLEY = "anasazi/4.1/valley"
+CAMP_PLAY_AREA = "anasazi/4.1/play-area"
+CAMP_ON_CAMP = "anasazi/4.1/not-on-camp"
+CAMP_DIRECTLY = "anasazi/4.1/directly-on-play-area"
+
+MARKER_RULES = (COVER_EXPLORER, ONE_PER_CAMP, MARKER_PLAY_AREA, OTHER_CAMP, NEW_CAMP,
+                EXPLORER_VISIBLE)
+CAMP_RULES = (CAMP_VALLEY, CAMP_PLAY_AREA, CAMP_ON_CAMP, CAMP_DIRECTLY)
+
+Array = NDArray[np.float64]
+Mask = NDArray[np.bool_]
+
+
+# -- what lies on the table --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Camp:
+    """A base camp marker of `owner`, a disc of `sizes.base_camp_radius` centred at (x, y)."""
+
+    owner: int
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Board:
+    """What the placement rules read: the table, the base camps, the expeditions.
+
+    `expeditions` maps an expedition base camp id to the poses of its markers in the order
+    laid (absent or empty: no expedition has started there); `fresh` holds the indices (into
+    `camps`) of base camps placed in the current turn.
+    """
+
+    table: Table
+    camps: Sequence[Camp] = ()
+    expeditions: Mapping[str, Sequence[Pose]] = field(default_factory=dict)
+    fresh: frozenset[int] = frozenset()
+
+    @property
+    def sizes(self) -> Sizes:
+        """The table's piece sizes."""
+        return self.table.sizes
+
+    def markers(self) -> list[tuple[str, int, Pose]]:
+        """Every marker on the table as (expedition, index in it, pose)."""
+        return [(e, i, p) for e, poses in self.expeditions.items() for i, p in enumerate(poses)]
+
+
+# -- single pieces -----------------------------------------------------------------------------
+def explorer_centre(pose: Pose, sizes: Sizes) -> tuple[float, float]:
+    """The centre of the explorer printed on a marker at `pose` (on its axis, near its head)."""
+    ahead = sizes.marker_length / 2.0 - sizes.explorer_offset
+    rad = math.radians(pose.heading)
+    return pose.x + ahead * math.cos(rad), pose.y + ahead * math.sin(rad)
+
+
+def explorer_centres(x: ArrayLike, y: ArrayLike, heading: ArrayLike, sizes: Sizes
+                     ) -> tuple[Array, Array]:
+    """Explorer centres of many marker poses at once."""
+    c, s = unit(np.atleast_1d(heading))
+    ahead = sizes.marker_length / 2.0 - sizes.explorer_offset
+    return np.atleast_1d(np.asarray(x, float)) + ahead * c, np.atleast_1d(np.asarray(y, float)) + ahead * s
+
+
+def marker_polygon(pose: Pose, sizes: Sizes) -> shapely.Polygon:
+    """The outline of a marker at `pose` (corners counter-clockwise from the front left)."""
+    rad = math.radians(pose.heading)
+    c, s = math.cos(rad), math.sin(rad)
+    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
+    return shapely.polygons(np.array([(pose.x + u * c - v * s, pose.y + u * s + v * c)
+                                      for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))]))
+
+
+def marker_polygons(x: ArrayLike, y: ArrayLike, heading: ArrayLike, sizes: Sizes
+                    ) -> NDArray[np.object_]:
+    """Outlines of many markers at once (from corner arrays, never `shapely.affinity`)."""
+    return shapely.polygons(rectangle_corners(x, y, heading, sizes.marker_length, sizes.marker_width))
+
+
+def cover_room(sizes: Sizes, radius: float | None = None) -> tuple[float, float]:
+    """Half-extents (along, across) of the region of a marker where a disc's centre must lie
+    for the marker to cover the disc: the marker shrunk by the disc's radius."""
+    r = sizes.explorer_radius if radius is None else radius
+    return sizes.marker_length / 2.0 - r, sizes.marker_width / 2.0 - r
+
+
+def pose_covering(point: tuple[float, float], heading: float, sizes: Sizes, along: float = 0.0,
+                  across: float = 0.0, radius: float | None = None) -> Pose:
+    """The pose of a marker heading `heading` that covers a disc (an explorer) centred at `point`.
+
+    `along` (mm) is how far the disc's centre lies from the rearmost place it can have on the
+    marker: 0 lays the whole marker ahead of the disc (the longest step), ``L - 2r`` the
+    shortest; `across` shifts it sideways (|across| <= W/2 - r). Outside those ranges the marker
+    would not cover the disc: `ValueError` says so.
+    """
+    half_along, half_across = cover_room(sizes, radius)
+    for name, value in (("point x", point[0]), ("point y", point[1]), ("heading", heading),
+                        ("along", along), ("across", across)):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, not {value!r}")
+    if not -EPS <= along <= 2 * half_along + EPS:
+        raise ValueError(f"along must lie in [0, {2 * half_along:g}] mm, not {along!r}")
+    if abs(across) > half_across + EPS:
+        raise ValueError(f"across must lie in [-{half_across:g}, {half_across:g}] mm, not {across!r}")
+    local = -half_along + along
+    c, s = math.cos(math.radians(heading)), math.sin(math.radians(heading))
+    return Pose(point[0] - (local * c - across * s), point[1] - (local * s + across * c),
+                float(heading))
+
+
+def expedition_end(board: Board, expedition: str) -> tuple[float, float, float]:
+    """The disc that the next marker of `expedition` must cover: (x, y, radius) of the explorer
+    of its last marker, or of its start mark when it has not started."""
+    sizes = board.sizes
+    poses = board.expeditions.get(expedition) or ()
+    if poses:
+        return (*explorer_centre(poses[-1], sizes), sizes.explorer_radius)
+    return (*board.table.expedition_camp(expedition).start, sizes.start_mark_radius)
+
+
+def end_camps(board: Board, expedition: str) -> frozenset[int]:
+    """The base camps that the end of `expedition` sits on: those its last marker overlaps.
+
+    Any player may lay the next marker of that expedition over them (rule 4.2).
+    """
+    poses = board.expeditions.get(expedition) or ()
+    if not poses or not board.camps:
+        return frozenset()
+    dist = shapely.distance(marker_polygon(poses[-1], board.sizes), _camp_points(board.camps))
+    return frozenset(np.flatnonzero(dist <= board.sizes.base_camp_radius - EPS).tolist())
+
+
+def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
+    """The explorer at the end of every started expedition but `exclude`: (expedition, x, y)."""
+    return [(e, *explorer_centre(poses[-1], board.sizes))
+            for e, poses in board.expeditions.items() if poses and e != exclude]
+
+
+def _camp_points(camps: Sequence[Camp]) -> NDArray[np.object_]:
+    return shapely.points([(c.x, c.y) for c in camps])
+
+
+# -- the exact path ----------------------------------------------------------------------------
+ORIGIN = shapely.Point(0.0, 0.0)
+
+
+def marker_violations(board: Board, player: int, expedition: str, pose: Pose) -> list[Violation]:
+    """Every geometric rule of 4.2 that laying a marker of `expedition` at `pose` by `player`
+    breaks, each with the numbers that say why (exact: shapely distances)."""
+    table = board.table
+    if expedition not in {e.id for e in table.expedition_camps}:
+        known = ", ".join(e.id for e in table.expedition_camps)
+        return [Violation(EXPEDITION_CAMP, f"{expedition!r} is not an expedition base camp "
+                          f"(known: {known})", {"expedition": expedition})]
+    sizes = board.sizes
+    rect = marker_polygon(pose, sizes)
+    found = _cover_violations(board, expedition, rect)
+    extent = float(shapely.hausdorff_distance(ORIGIN, rect))  # the farthest corner
+    if extent > sizes.play_area_radius + EPS:
+        over = extent - sizes.play_area_radius
+        found.append(Violation(MARKER_PLAY_AREA, f"the marker hangs {over:.3f} mm over the edge "
+                               "of the play area", {"overhang_mm": over, "extent_mm": extent}))
+    found += _camp_cover_violations(board, player, expedition, rect)
+    found += _hidden_explorer_violations(board, expedition, rect)
+    return found
+
+
+def _depth(rect: shapely.Polygon, x: float, y: float) -> float:
+    """Signed distance of a point from the rectangle's outline, positive inside."""
+    point = shapely.Point(x, y)
+    if shapely.covers(rect, point):
+        return float(shapely.distance(rect.exterior, point))
+    return -float(shapely.distance(rect, point))
+
+
+def _cover_violations(board: Board, expedition: str, rect: shapely.Polygon) -> list[Violation]:
+    x, y, r = expedition_end(board, expedition)
+    depth = _depth(rect, x, y)
+    if depth >= r - EPS:
+        return []
+    short = r - depth
+    started = bool(board.expeditions.get(expedition))
+    what = (f"the explorer of the last marker of {expedition}" if started
+            else f"the start mark of expedition base camp {expedition}")
+    found = [Violation(COVER_EXPLORER, f"the marker does not fully cover {what} at "
+                       f"({x:.2f}, {y:.2f}): it sticks out by {short:.3f} mm",
+                       {"expedition": expedition, "explorer": [x, y], "uncovered_mm": short})]
+    if started:
+        sx, sy = board.table.expedition_camp(expedition).start
+        if _depth(rect, sx, sy) >= board.sizes.start_mark_radius - EPS:
+            found.append(Violation(ONE_PER_CAMP, f"{expedition} already has an expedition: only "
+                                   "one may start from each expedition base camp; continue it at "
+                                   f"its explorer ({x:.2f}, {y:.2f})", {"expedition": expedition}))
+    return found
+
+
+def _camp_cover_violations(board: Board, player: int, expedition: str, rect: shapely.Polygon
+                           ) -> list[Violation]:
+    if not board.camps:
+        return []
+    r = board.sizes.base_camp_radius
+    dist = shapely.distance(rect, _camp_points(board.camps))
+    exempt = end_camps(board, expedition)
+    found = []
+    for i in np.flatnonzero(dist <= r - EPS):
+        camp = board.camps[i]
+        numbers = {"camp": int(i), "owner": camp.owner, "at": [camp.x, camp.y],
+                   "depth_mm": r - float(dist[i]), "area_mm2": _overlap_area(rect, camp, r)}
+        if camp.owner != player and i not in exempt:
+            found.append(Violation(OTHER_CAMP, f"the marker covers {numbers['area_mm2']:.2f} mm² "
+                                   f"(up to {numbers['depth_mm']:.3f} mm deep) of player "
+                                   f"{camp.owner}'s base camp at ({camp.x:.2f}, {camp.y:.2f})",
+                                   numbers))
+        elif camp.owner == player and i in board.fresh:
+            found.append(Violation(NEW_CAMP, f"the marker covers the base camp at ({camp.x:.2f}, "
+                                   f"{camp.y:.2f}) placed this turn ({numbers['area_mm2']:.2f} mm²)",
+                                   numbers))
+    return found
+
+
+def _overlap_area(rect: shapely.Polygon, camp: Camp, r: float) -> float:
+    """The area of a base camp under a marker (mm², on a 256-gon: for reporting only)."""
+    disc = shapely.Point(camp.x, camp.y).buffer(r, quad_segs=64)
+    return float(shapely.area(shapely.intersection(rect, disc)))
+
+
+def _hidden_explorer_violations(board: Board, expedition: str, rect: shapely.Polygon
+                                ) -> list[Violation]:
+    ends = end_explorers(board, exclude=expedition)
+    if not ends:
+        return []
+    r = board.sizes.explorer_radius
+    dist = shapely.distance(rect, shapely.points([(x, y) for _, x, y in ends]))
+    return [Violation(EXPLORER_VISIBLE, f"the marker would hide the explorer at the end of "
+                      f"expedition {e} at ({x:.2f}, {y:.2f}) by {r - d:.3f} mm",
+                      {"expedition": e, "explorer": [x, y], "depth_mm": r - float(d)})
+            for (e, x, y), d in zip(ends, dist) if d <= r - EPS]
+
+
+def camp_violations(board: Board, x: float, y: float) -> list[Violation]:
+    """Every geometric rule of 4.1 that a base camp centred at (x, y) breaks (exact)."""
+    sizes, table = board.sizes, board.table
+    r = sizes.base_camp_radius
+    point = shapely.Point(x, y)
+    found = []
+    mesas = [m.polygon for m in table.mesas]
+    for mesa, d in zip(table.mesas, shapely.distance(mesas, point)):
+        if d <= r - EPS:
+            found.append(Violation(CAMP_VALLEY, f"the base camp lies {r - d:.3f} mm on mesa "
+                                   f"{mesa.id}: build only in a valley", {"mesa": mesa.id,
+                                                                          "depth_mm": r - float(d)}))
+    extent = float(shapely.distance(ORIGIN, point)) + r
+    if extent > sizes.play_area_radius + EPS:
+        over = extent - sizes.play_area_radius
+        found.append(Violation(CAMP_PLAY_AREA, f"the base camp hangs {over:.3f} mm over the edge "
+                               "of the play area", {"overhang_mm": over}))
+    if board.camps:
+        for i, d in enumerate(shapely.distance(_camp_points(board.camps), point)):
+            if d <= 2 * r - EPS:
+                c = board.camps[i]
+                found.append(Violation(CAMP_ON_CAMP, f"the base camp lies {2 * r - d:.3f} mm on "
+                                       f"player {c.owner}'s base camp at ({c.x:.2f}, {c.y:.2f})",
+                                       {"camp": i, "owner": c.owner, "depth_mm": 2 * r - float(d)}))
+    found += _camp_on_pieces(board, point, r)
+    return found
+
+
+def _camp_on_pieces(board: Board, point: shapely.Point, r: float) -> list[Violation]:
+    """A base camp lies directly on the play area: on no marker and no expedition base camp."""
+    found = []
+    markers = board.markers()
+    if markers:
+        rects = marker_polygons([p.x for _, _, p in markers], [p.y for _, _, p in markers],
+                                [p.heading for _, _, p in markers], board.sizes)
+        for (e, i, _), d in zip(markers, shapely.distance(rects, point)):
+            if d <= r - EPS:
+                found.append(Violation(CAMP_DIRECTLY, f"the base camp lies {r - d:.3f} mm on "
+                                       f"marker {i + 1} of expedition {e}",
+                                       {"expedition": e, "marker": i, "depth_mm": r - float(d)}))
+    tiles = [t.polygon for t in board.table.expedition_camps]
+    for tile, d in zip(board.table.expedition_camps, shapely.distance(tiles, point)):
+        if d <= r - EPS:
+            found.append(Violation(CAMP_DIRECTLY, f"the base camp lies {r - d:.3f} mm on "
+                                   f"expedition base camp {tile.id}",
+                                   {"expedition_camp": tile.id, "depth_mm": r - float(d)}))
+    return found
+
+
+# -- effects of a marker (exact) ---------------------------------------------------------------
+def touched_sectors(table: Table, pose: Pose) -> list[str]:
+    """The pueblo sectors a marker at `pose` touches (`intersects`: the border counts)."""
+    geo = table_geometry(table)
+    hit = shapely.intersects(marker_polygon(pose, table.sizes), geo.sectors)
+    return [geo.sector_ids[i] for i in np.flatnonzero(hit)]
+
+
+def touched_mesas(table: Table, pose: Pose) -> list[str]:
+    """The mesas a marker at `pose` lies on or touches."""
+    geo = table_geometry(table)
+    hit = shapely.intersects(marker_polygon(pose, table.sizes), geo.mesas)
+    return [geo.mesa_ids[i] for i in np.flatnonzero(hit)]
+
+
+def covered_camps(board: Board, pose: Pose) -> list[int]:
+    """The indices of the base camps a marker at `pose` covers (even partly)."""
+    if not board.camps:
+        return []
+    dist = shapely.distance(marker_polygon(pose, board.sizes), _camp_points(board.camps))
+    return np.flatnonzero(dist <= board.sizes.base_camp_radius - EPS).tolist()
+
+
+# -- the batched path --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TableGeometry:
+    """Arrays of a table's polygons, prepared for fast vectorised predicates (cached per table)."""
+
+    mesa_ids: tuple[str, ...]
+    mesas: NDArray[np.object_]
+    sector_ids: tuple[str, ...]
+    sectors: NDArray[np.object_]
+    sector_circles: Array  # (S, 3): centre and radius of a circle around each sector
+    tiles: NDArray[np.object_]
+    small_ids: tuple[str, ...]  # the sectors that hold towers at setup
+    treasure_ids: tuple[str, ...]  # the sectors that hold treasures at setup
+    sector_mesa: dict[str, str]  # the mesa of each sector
+
+
+_GEOMETRY: OrderedDict[int, tuple[Table, TableGeometry]] = OrderedDict()
+
+
+def table_geometry(table: Table) -> TableGeometry:
+    """The prepared polygons of `table` (kept for the 64 tables used last)."""
+    hit = _GEOMETRY.get(id(table))
+    if hit is not None and hit[0] is table:
+        _GEOMETRY.move_to_end(id(table))
+        return hit[1]
+    copy = lambda geoms: shapely.from_wkb(shapely.to_wkb(np.array(geoms, dtype=object)))  # noqa: E731
+    mesas, sectors = copy([m.polygon for m in table.mesas]), copy([s.polygon for s in table.sectors])
+    tiles = copy([t.polygon for t in table.expedition_camps])
+    for geoms in (mesas, sectors, tiles):
+        shapely.prepare(geoms)  # copies: the table's own polygons stay untouched
+    circles = np.array([_circle_around(s) for s in sectors]).reshape(-1, 3)
+    geo = TableGeometry(tuple(m.id for m in table.mesas), mesas,
+                        tuple(s.id for s in table.sectors), sectors, circles, tiles,
+                        tuple(s.id for s in table.small_sectors),
+                        tuple(s.id for s in table.treasure_sectors),
+                        {s.id: p.mesa for p in table.pueblos for s in p.sectors})
+    _GEOMETRY[id(table)] = (table, geo)
+    if len(_GEOMETRY) > 64:
+        _GEOMETRY.popitem(last=False)
+    return geo
+
+
+def _circle_around(geom: shapely.Geometry) -> tuple[float, float, float]:
+    xy = shapely.get_coordinates(geom)
+    centre = xy.mean(axis=0)
+    return float(centre[0]), float(centre[1]), float(np.hypot(*(xy - centre).T).max())
+
+
+@dataclass(frozen=True)
+class PoseCheck:
+    """The verdict on many candidate placements: `ok` (n,) and, per rule id, a mask (n,) that is
+    True where the placement breaks that rule."""
+
+    ok: Mask
+    broken: dict[str, Mask]
+
+    def __len__(self) -> int:
+        return len(self.ok)
+
+
+@dataclass(frozen=True)
+class MarkerContext:
+    """What the batched marker check needs about one expedition and one player, as arrays.
+
+    Build it with `marker_context`; `obstacles` hold the discs the marker may not overlap:
+    (x, y, radius, rule code) rows with codes 0 = another player's base camp, 1 = a base camp
+    placed this turn, 2 = another expedition's end explorer.
+    """
+
+    sizes: Sizes
+    expedition: str
+    target: tuple[float, float, float]
+    start: tuple[float, float, float] | None  # the start mark, once the expedition has started
+    obstacles: Array  # (m, 4)
+
+
+_OBSTACLE_RULES = (OTHER_CAMP, NEW_CAMP, EXPLORER_VISIBLE)
+
+
+def marker_context(board: Board, player: int, expedition: str, near_target: bool = True
+                   ) -> MarkerContext:
+    """The context of `check_markers` for `player` extending `expedition` on `board`.
+
+    With `near_target` (the default) obstacles too far from the disc to cover to touch any
+    marker that covers it are dropped: `ok` stays exact, and the per-rule masks are exact for
+    every pose that covers the disc. Pass False for per-rule masks exact for any pose.
+    """
+    board.table.expedition_camp(expedition)  # KeyError for an unknown expedition
+    sizes = board.sizes
+    target = expedition_end(board, expedition)
+    started = bool(board.expeditions.get(expedition))
+    start = (*board.table.expedition_camp(expedition).start, sizes.start_mark_radius) if started else None
+    exempt = end_camps(board, expedition)
+    rows = []
+    rc, re_ = sizes.base_camp_radius, sizes.explorer_radius
+    for i, camp in enumerate(board.camps):
+        if camp.owner != player and i not in exempt:
+            rows.append((camp.x, camp.y, rc, 0))
+        elif camp.owner == player and i in board.fresh:
+            rows.append((camp.x, camp.y, rc, 1))
+    rows += [(x, y, re_, 2) for _, x, y in end_explorers(board, exclude=expedition)]
+    obstacles = np.array(rows, dtype=float).reshape(-1, 4)
+    if near_target and len(obstacles):
+        # A marker covering the target lies within its diagonal of the target's centre.
+        reach = math.hypot(sizes.marker_length, sizes.marker_width) + obstacles[:, 2]
+        near = np.hypot(obstacles[:, 0] - target[0], obstacles[:, 1] - target[1]) <= reach
+        obstacles = obstacles[near]
+    return MarkerContext(sizes, expedition, target, start, obstacles)
+
+
+def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> PoseCheck:
+    """Judge many marker poses (centres `x`, `y`, headings in degrees) of one expedition at once.
+
+    Analytic: each disc's centre in every marker's frame. About a microsecond per pose.
+    """
+    sizes = ctx.sizes
+    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+    h = np.atleast_1d(np.asarray(heading, float))
+    L, W = sizes.marker_length, sizes.marker_width
+    broken = {}
+    tx, ty, tr = ctx.target
+    along, across = to_frames([tx], [ty], x, y, h)
+    covered = depth_in_rectangle(along[:, 0], across[:, 0], L, W) >= tr - EPS
+    broken[COVER_EXPLORER] = ~covered
+    if ctx.start is not None:
+        sa, sc = to_frames([ctx.start[0]], [ctx.start[1]], x, y, h)
+        on_start = depth_in_rectangle(sa[:, 0], sc[:, 0], L, W) >= ctx.start[2] - EPS
+        broken[ONE_PER_CAMP] = on_start & ~covered
+    else:
+        broken[ONE_PER_CAMP] = np.zeros(len(x), bool)
+    broken[MARKER_PLAY_AREA] = farthest_extent(x, y, h, L, W) > sizes.play_area_radius + EPS
+    obs = ctx.obstacles
+    if len(obs):
+        oa, oc = to_frames(obs[:, 0], obs[:, 1], x, y, h)
+        dist = np.hypot(np.maximum(np.abs(oa) - L / 2.0, 0.0), np.maximum(np.abs(oc) - W / 2.0, 0.0))
+        hits = dist <= obs[None, :, 2] - EPS
+        for code, rule in enumerate(_OBSTACLE_RULES):
+            broken[rule] = hits[:, obs[:, 3] == code].any(axis=1)
+    else:
+        for rule in _OBSTACLE_RULES:
+            broken[rule] = np.zeros(len(x), bool)
+    return PoseCheck(~np.logical_or.reduce(list(broken.values())), broken)
+
+
+def farthest_extent(x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float, width: float
+                    ) -> Array:
+    """Distance from the table's centre to each rectangle's farthest corner (closed form:
+    |p|² + a² + b² + 2a|p·u| + 2b|p·v| for half-sides a, b along the axes u, v)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    c, s = unit(heading)
+    a, b = length / 2.0, width / 2.0
+    sq = x * x + y * y + a * a + b * b + 2 * a * np.abs(x * c + y * s) + 2 * b * np.abs(-x * s + y * c)
+    return np.sqrt(sq)
+
+
+def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
+    """Judge many base camp centres at once (the geometric rules of 4.1)."""
+    sizes = board.sizes
+    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+    r = sizes.base_camp_radius
+    geo = table_geometry(board.table)
+    points = shapely.points(np.stack([x, y], axis=-1))
+    broken = {
+        CAMP_VALLEY: _near_any(geo.mesas, points, r - EPS),
+        CAMP_PLAY_AREA: np.hypot(x, y) + r > sizes.play_area_radius + EPS,
+    }
+    if board.camps:
+        cx = np.array([[c.x, c.y] for c in board.camps])
+        d = np.hypot(x[:, None] - cx[None, :, 0], y[:, None] - cx[None, :, 1])
+        broken[CAMP_ON_CAMP] = (d <= 2 * r - EPS).any(axis=1)
+    else:
+        broken[CAMP_ON_CAMP] = np.zeros(len(x), bool)
+    on_piece = _near_any(geo.tiles, points, r - EPS)
+    markers = [p for _, _, p in board.markers()]
+    if markers:
+        mx, my, mh = (np.array([getattr(p, k) for p in markers]) for k in ("x", "y", "heading"))
+        along, across = to_frames(x, y, mx, my, mh)  # (markers, camps)
+        d = np.hypot(np.maximum(np.abs(along) - sizes.marker_length / 2.0, 0.0),
+                     np.maximum(np.abs(across) - sizes.marker_width / 2.0, 0.0))
+        on_piece |= (d <= r - EPS).any(axis=0)
+    broken[CAMP_DIRECTLY] = on_piece
+    return PoseCheck(~np.logical_or.reduce(list(broken.values())), broken)
+
+
+def _near_any(prepared: NDArray[np.object_], points: NDArray[np.object_], d: float) -> Mask:
+    """For each point, whether any of the prepared polygons lies within `d` of it."""
+    if not len(prepared):
+        return np.zeros(len(points), bool)
+    return shapely.dwithin(prepared[:, None], points[None, :], d).any(axis=0)
+
+
+def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> Mask:
+    """(n, S) mask: whether marker pose i touches sector j (`table.sectors` order).
+
+    Only pairs whose bounding circles meet reach shapely's `intersects` (prepared sectors).
+    """
+    geo = table_geometry(table)
+    sizes = table.sizes
+    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+    h = np.atleast_1d(np.asarray(heading, float))
+    out = np.zeros((len(x), len(geo.sector_ids)), bool)
+    if not len(x) or not len(geo.sector_ids):
+        return out
+    reach = math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + geo.sector_circles[:, 2]
+    d = np.hypot(x[:, None] - geo.sector_circles[None, :, 0], y[:, None] - geo.sector_circles[None, :, 1])
+    i, j = np.nonzero(d <= reach[None, :])
+    if len(i):
+        rects = marker_polygons(x[i], y[i], h[i], sizes)
+        out[i, j] = shapely.intersects(geo.sectors[j], rects)
+    return out
+
+
+def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int
+                       ) -> tuple[Array, Array, Array]:
+    """`n` random poses that cover the context's target by construction (uniform heading, the
+    target's centre uniform in the shrunk rectangle), filtered by `check_markers`: the legal
+    ones as arrays (x, y, heading) — possibly none."""
+    tx, ty, tr = ctx.target
+    half_along, half_across = cover_room(ctx.sizes, tr)
+    h = rng.uniform(0.0, 360.0, n)
+    qa = rng.uniform(-half_along, half_along, n)
+    qc = rng.uniform(-half_across, half_across, n)
+    c, s = unit(h)
+    x = tx - (qa * c - qc * s)
+    y = ty - (qa * s + qc * c)
+    ok = check_markers(ctx, x, y, h).ok
+    return x[ok], y[ok], h[ok]
+

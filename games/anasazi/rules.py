@@ -1,0 +1,956 @@
+"""Every rule of Anasazi (rulebook sections 3.0 setup placement, 4.0-4.3 play, 5.0-5.1 end).
+
+`AnasaziGame` makes `AnasaziState`s. The state plays the setup phase (two base camps each, in
+turn order from the first player, then three tower looks each) and then turns of two actions
+(build a base camp or lead an expedition, in any mix). The decisions an action opens (which
+tower to look at, which treasure to take from whom) are separate actions of the same player,
+made before anything else. The geometric rules are judged in `games.anasazi.legality` (exactly
+for `check`/`apply`, in batches for sampling legal actions); the interpretations are listed in
+docs/assumptions/anasazi-rules.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import json
+import operator
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from games.anasazi import legality as lg
+from games.anasazi.actions import (
+    ACTION_TYPES, BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure, parse_action,
+)
+from games.anasazi.components import (
+    COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Setup, Table, TableView,
+)
+from games.anasazi.legality import Board, Camp
+from geomsim.geometry import Pose
+from geomsim.rules import (
+    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Rule, State,
+    Violation,
+)
+
+STATE = "games.anasazi.rules:AnasaziState"
+LEGALITY = "games.anasazi.legality"
+
+# Rule ids that live here (the geometric ones are named in legality.py).
+SETUP_CAMPS = "anasazi/3.0/setup-camps"
+SETUP_LOOKS = "anasazi/3.0/setup-looks"
+SECRET_OBJECTIVE = "anasazi/3.0/secret-objective"
+SECRET_TOWERS = "anasazi/3.0/secret-towers"
+TURN = "anasazi/4.0/turn"
+CAMPS_LEFT = "anasazi/4.1/camps-left"
+CAMP_LOOK = "anasazi/4.3/camp-look"
+MESA_LOOK = "anasazi/4.3/mesa-look"
+TOUCH_PUEBLO = "anasazi/4.2/touch-pueblo"
+DIVIDED_PUEBLO = "anasazi/4.2/divided-pueblo"
+OWN_CAMP_TREASURE = "anasazi/4.2/own-camp-treasure"
+END_ON_CAMP = "anasazi/4.2/end-on-camp"
+NO_TRIAL = "anasazi/4.2/no-trial"
+END_MARKERS = "anasazi/5.0/end-markers"
+END_TOWERS = "anasazi/5.0/end-towers"
+BONUS = "anasazi/5.1/bonus"
+TREASURE_VALUE = "anasazi/5.1/treasure-value"
+OBJECTIVE_DOUBLE = "anasazi/5.1/objective-double"
+WINNER = "anasazi/5.1/winner"
+
+
+def _rule(id: str, section: str, enforced_by: str, text: str) -> Rule:
+    return Rule(id, section, " ".join(text.split()), enforced_by)
+
+
+RULES: dict[str, Rule] = {r.id: r for r in (
+    _rule(SETUP_CAMPS, "3.0", f"{STATE}._setup_violations", """Each player receives the 7 base
+        camp markers of one colour. Starting with the first player (and continuing clockwise),
+        each player places a base camp anywhere in a valley between the mesas until each player
+        has placed two base camps (see section 4.1 Building a Base Camp)."""),
+    _rule(SETUP_LOOKS, "3.0", f"{STATE}._look_violations", """Starting with the first player (and
+        continuing clockwise), each player secretly looks at the background colour of any three
+        towers."""),
+    _rule(SECRET_OBJECTIVE, "3.0", f"{STATE}.observe", """Shuffle the objective cards and give
+        each player one card at random. You may examine your card at any time, but you must keep
+        it hidden from the other players."""),
+    _rule(SECRET_TOWERS, "3.0", f"{STATE}.observe", """Shuffle the 16 wooden towers, upright, so
+        that the colour markings are underneath and kept secret."""),
+    _rule(TURN, "4.0", f"{STATE}._turn_violations", """Anasazi is played in turns, starting with
+        the first player and continuing clockwise. During your turn you perform 2 actions of your
+        choice. You may perform the same action twice, or each action once, during your turn:
+        4.1 Building a Base Camp, 4.2 Leading an Expedition."""),
+    _rule(CAMPS_LEFT, "4.1", f"{STATE}._camp_violations", """If you choose to build a base camp,
+        take one of your own base camp markers (each player receives the 7 base camp markers of
+        one colour)."""),
+    _rule(lg.CAMP_VALLEY, "4.1", f"{LEGALITY}:camp_violations", """Place it in any valley
+        (directly on the play area) between any mesas, anywhere on the play area. You may not
+        build a base camp on a mesa."""),
+    _rule(lg.CAMP_PLAY_AREA, "4.1", f"{LEGALITY}:camp_violations", """You must place your base
+        camp entirely on the play area."""),
+    _rule(lg.CAMP_ON_CAMP, "4.1", f"{LEGALITY}:camp_violations", """You may not build a base camp
+        on another base camp."""),
+    _rule(lg.CAMP_DIRECTLY, "4.1", f"{LEGALITY}:camp_violations", """Place it in any valley
+        (directly on the play area): not on an expedition marker nor on an expedition base camp
+        tile."""),
+    _rule(CAMP_LOOK, "4.1", f"{STATE}._look_violations", """After building a base camp, you may
+        secretly look at the background colour of any wooden tower anywhere on the play area.
+        (4.3: Each time you choose to build a new base camp, you may look at any tower anywhere
+        on the play area.)"""),
+    _rule(lg.EXPEDITION_CAMP, "4.2", f"{LEGALITY}:marker_violations", """Take an expedition marker
+        from the supply and place it at the end of any one of the expeditions of your choice.
+        Each expedition starts from one of the 6 expedition base camp tiles on the edge of the
+        play area."""),
+    _rule(lg.COVER_EXPLORER, "4.2", f"{LEGALITY}:marker_violations", """Each expedition marker
+        shows a small "explorer" near one end. The explorer always shows the current end of the
+        expedition. When you add an expedition marker, you must place it so that it fully covers
+        the explorer of the last marker of the expedition. (The first marker covers the start
+        mark of its expedition base camp.)"""),
+    _rule(lg.ONE_PER_CAMP, "4.2", f"{LEGALITY}:marker_violations", """Each expedition starts from
+        one of the 6 expedition base camp tiles on the edge of the play area. Only one expedition
+        may start from each base camp."""),
+    _rule(lg.MARKER_PLAY_AREA, "4.2", f"{LEGALITY}:marker_violations", """You may not place an
+        expedition marker that hangs over the edge of the play area."""),
+    _rule(TOUCH_PUEBLO, "4.2", f"{STATE}._lay_marker", """If you place an expedition marker that
+        touches the border of a pueblo containing a treasure cube, you take the treasure and place
+        it face up in front of you. If the pueblo contains a tower instead, remove the tower and
+        place it on the first empty space of the corresponding colour track on the score
+        tile."""),
+    _rule(DIVIDED_PUEBLO, "4.2", f"{LEGALITY}:touched_sectors", """Pueblos with two sectors
+        separated by a line are two separate spaces! To collect the treasure and remove the tower
+        at the same time, the expedition marker must touch both sectors, not just one of
+        them!"""),
+    _rule(lg.EXPLORER_VISIBLE, "4.2", f"{LEGALITY}:marker_violations", """You may move an
+        expedition in circles, even crossing its own path or the path of other expeditions. In
+        the latter case, each of the crossing expeditions must have its own separate end. After
+        placing an expedition marker, the explorer at the end of each expedition must be clearly
+        visible!"""),
+    _rule(NO_TRIAL, "4.2", f"{STATE}._lay_marker", """You may not place an expedition marker just
+        "to see if it fits" or to test the distance, and then place it elsewhere! If it is clearly
+        obvious that a marker will reach a pueblo, the treasure and/or tower must be removed
+        first."""),
+    _rule(lg.OTHER_CAMP, "4.2", f"{LEGALITY}:marker_violations", """You may place expedition
+        markers only over your own base camps. You may never place an expedition marker that
+        covers (even partially) another player's base camp."""),
+    _rule(OWN_CAMP_TREASURE, "4.2", f"{STATE}._take_violations", """The first time you place an
+        expedition marker that covers any part of one of your base camps, you may immediately take
+        any treasure of your choice from any other player and add it to your collection. You may
+        do this each time one of your base camps is covered for the first time."""),
+    _rule(END_ON_CAMP, "4.2", f"{LEGALITY}:end_camps", """If the end of an expedition marker sits
+        on a base camp (that is, it has not fully crossed the base camp), any player (not only the
+        owner of the base camp) may play a tile to continue that expedition."""),
+    _rule(lg.NEW_CAMP, "4.2", f"{LEGALITY}:marker_violations", """You may not place an expedition
+        marker on a base camp on the turn in which you placed that base camp. You must wait at
+        least until your next turn."""),
+    _rule(MESA_LOOK, "4.3", f"{STATE}._look_violations", """Each time you lead an expedition onto
+        a mesa, and if it is the first expedition marker placed on that mesa, you may look at any
+        tower on that mesa (if there is still a tower on that mesa tile)."""),
+    _rule(END_MARKERS, "5.0", f"{STATE}._check_end", """The game ends immediately if all
+        expedition markers have been placed."""),
+    _rule(END_TOWERS, "5.0", f"{STATE}._check_end", """The game ends immediately if each of the 4
+        towers of one colour has been moved to the score tile (so that only one empty space of
+        that colour remains on the track)."""),
+    _rule(BONUS, "5.1", f"{STATE}.bonus_winners", """When the game is over, the "bonus" treasures
+        on the score tile are distributed. For each colour, the player with the most treasure
+        cubes of that colour takes the corresponding "bonus" treasure. If two or more players are
+        tied for the majority in a given colour, nobody takes the "bonus" treasure."""),
+    _rule(TREASURE_VALUE, "5.1", f"{STATE}.treasure_values", """Each treasure is worth a number of
+        victory points equal to the number of empty spaces of its colour on the score tile."""),
+    _rule(OBJECTIVE_DOUBLE, "5.1", f"{STATE}.scores", """Any treasure you have that matches your
+        objective card is worth double the normal number of victory points!"""),
+    _rule(WINNER, "5.1", f"{STATE}.winners", """The player with the most victory points wins the
+        game! In case of a tie, the player among those tied with the most treasures is the
+        winner."""),
+)}
+
+# Sampling of legal actions: candidates per expedition and rounds before giving up.
+SAMPLES_PER_EXPEDITION = 48
+SAMPLE_ROUNDS = 6
+CAMP_SAMPLES = 64
+CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
+
+
+@functools.lru_cache(maxsize=16)
+def _random_setup(players: int, seed: int) -> Setup:
+    """`layout.random_setup`, kept for the setups used last (a setup is immutable, and making
+    one takes longer than a random game: replays and harnesses start from the same seed)."""
+    from games.anasazi import layout
+
+    return layout.random_setup(players, seed)
+
+
+class AnasaziGame(Game):
+    """Anasazi (Phalanx Games, 2006) for 2 to 4 players."""
+
+    name = "anasazi"
+    min_players = 2
+    max_players = 4
+    rules = RULES
+    action_types = ACTION_TYPES
+    hidden_information = True
+
+    def new_state(self, players: int, seed: int | None = None, setup: Any = None) -> AnasaziState:
+        """A state at the start of setup: a random setup from `seed`, or `setup` (a Setup or its
+        JSON dict, checked against every setup rule)."""
+        from games.anasazi import layout  # pymunk and the layout code load only when needed
+
+        self.check_players(players)
+        if setup is None:
+            if seed is None:
+                raise ValueError("give a seed or a setup")
+            setup = _random_setup(players, seed)
+        elif not isinstance(setup, Setup):
+            setup = layout.load_setup(setup)
+        if setup.players != players:
+            raise ValueError(f"the setup is for {setup.players} players, not {players}")
+        return AnasaziState(self, setup)
+
+    def make_setup(self, players: int, seed: int) -> dict[str, Any]:
+        """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""
+        from games.anasazi import layout
+
+        self.check_players(players)
+        return layout.make_setup(players, seed)
+
+    def parse_action(self, text: str) -> Action:
+        """The action written as `text` (see games.anasazi.actions)."""
+        return parse_action(text)
+
+    def state_from_json(self, text: str) -> AnasaziState:
+        """The state that `AnasaziState.to_json` wrote."""
+        return AnasaziState.from_json(self, text)
+
+
+class AnasaziState(State):
+    """A moment of a game of Anasazi, setup phase included."""
+
+    def __init__(self, game: AnasaziGame, setup: Setup):
+        self.game = game
+        self.num_players = setup.players
+        self.history = []
+        self.table: Table = setup.table
+        self.seed = setup.seed
+        self.first_player = setup.first_player
+        self.initial_treasures = dict(setup.treasures)
+        self.towers = dict(setup.towers)  # the colour of every tower, hidden ones included
+        self.objectives = tuple(setup.objectives)
+        self.phase = "camps"  # "camps", "looks" (setup), "play", "over"
+        self.current = setup.first_player
+        self.step = 0  # setup placements made (phase "camps") or setup looks made ("looks")
+        self.actions_left = 2
+        self.pending: list[str] = []  # decisions opened: "take", "look", "look:<mesa id>"
+        self.fresh: list[int] = []  # base camps placed in the current turn
+        self.camps: list[Camp] = []
+        self.covered: list[bool] = []  # per base camp: has a marker ever covered it
+        self.expeditions: dict[str, list[Pose]] = {e.id: [] for e in self.table.expedition_camps}
+        contents = {sid: ("tower", c) for sid, c in setup.towers.items()}
+        contents.update({sid: ("treasure", c) for sid, c in setup.treasures.items()})
+        self.contents: dict[str, tuple[str, str]] = {s.id: contents[s.id] for s in self.table.sectors}
+        self.track = {c: 0 for c in COLOURS}
+        self.hands = [{c: 0 for c in COLOURS} for _ in range(self.num_players)]
+        self.seen: list[set[str]] = [set() for _ in range(self.num_players)]
+        self.setup_looked: list[str] = []  # towers the current player looked at in setup
+        self.visited: set[str] = set()  # mesas an expedition marker has been laid on
+        self.ended = ""  # why the game ended ("markers", "towers:<colour>"), "" while it goes on
+        self.bonus: dict[str, int | None] = {}  # who took each bonus treasure, once over
+        self._setup: Setup | None = setup
+        self._deal_text: str | None = None  # see to_json
+        self._history_text: tuple[int, Any, str] = (0, None, "")
+        self._pieces_text: tuple[list[list[Any]], str] = ([], "")
+
+    # -- who decides ---------------------------------------------------------------------------
+    def to_move(self) -> tuple[int, ...]:
+        """The player to move, or () when the game is over."""
+        return () if self.phase == "over" else (self.current,)
+
+    def seat_order(self) -> list[int]:
+        """Players in turn order from the first player (clockwise = increasing numbers)."""
+        return [(self.first_player + i) % self.num_players for i in range(self.num_players)]
+
+    @property
+    def setup(self) -> Setup:
+        """The setup this game started from (as this state knows it: determinized states carry
+        their drawn tower colours and objective cards)."""
+        if self._setup is None:
+            self._setup = Setup(self.table, self.num_players, self.towers, self.initial_treasures,
+                                self.objectives, self.first_player, self.seed)
+        return self._setup
+
+    @property
+    def sizes(self):
+        """The table's piece sizes and supplies."""
+        return self.table.sizes
+
+    def board(self) -> Board:
+        """What lies on the table now, for the geometric rules."""
+        return Board(self.table, tuple(self.camps),
+                     {e: tuple(p) for e, p in self.expeditions.items() if p},
+                     frozenset(self.fresh))
+
+    def markers_left(self) -> int:
+        """Expedition markers still in the supply."""
+        return self.sizes.markers - sum(len(p) for p in self.expeditions.values())
+
+    def camps_left(self, player: int) -> int:
+        """Base camp markers `player` has not built yet."""
+        return self.sizes.base_camps_per_player - sum(1 for c in self.camps if c.owner == player)
+
+    def towers_on_table(self, mesa: str | None = None) -> list[str]:
+        """The sectors that still hold a tower (on one mesa, if given)."""
+        found = [sid for sid, (kind, _) in self.contents.items() if kind == "tower"]
+        if mesa is not None:
+            where = lg.table_geometry(self.table).sector_mesa
+            found = [sid for sid in found if where[sid] == mesa]
+        return found
+
+    # -- legal actions -------------------------------------------------------------------------
+    def _legal_actions(self, player: int) -> ActionSpace:
+        if self.phase == "camps":
+            return ContinuousActionSpace(lambda rng, k: self._sample_main(player, rng, k, False))
+        if self.phase == "looks":
+            return FiniteActionSpace(LookTower(s) for s in self.towers_on_table()
+                                     if s not in self.setup_looked)
+        if self.pending:
+            return FiniteActionSpace(self._follow_ups(player) + [Pass()])
+        return ContinuousActionSpace(lambda rng, k: self._sample_main(player, rng, k, True))
+
+    def _follow_ups(self, player: int) -> list[Action]:
+        decision = self.pending[0]
+        if decision == "take":
+            return [TakeTreasure(c, q) for q in range(self.num_players) if q != player
+                    for c in COLOURS if self.hands[q][c] > 0]
+        return [LookTower(s) for s in self.towers_on_table(_look_scope(decision))]
+
+    def _sample_main(self, player: int, rng: np.random.Generator, k: int, markers: bool
+                     ) -> list[Action]:
+        """Up to `k` distinct legal base camps and markers, found by the batched checks."""
+        camps_ok = self.camps_left(player) > 0
+        n_camps = k if not markers else int(rng.binomial(k, CAMP_SHARE)) if camps_ok else 0
+        found: list[Action] = self.sample_camps(rng, n_camps) if camps_ok else []
+        if markers:
+            found += self.sample_markers(player, rng, k - len(found))
+        if len(found) < k and camps_ok:  # no marker found: offer more camps instead
+            found += [a for a in self.sample_camps(rng, k - len(found)) if a not in found]
+        return found[:k]
+
+    def sample_camps(self, rng: np.random.Generator, k: int) -> list[BuildCamp]:
+        """Up to `k` legal base camp placements drawn uniformly over the play area."""
+        if k <= 0:
+            return []
+        board, sizes = self.board(), self.sizes
+        reach = sizes.play_area_radius - sizes.base_camp_radius
+        found: list[BuildCamp] = []
+        for _ in range(SAMPLE_ROUNDS):
+            r = reach * np.sqrt(rng.uniform(0.0, 1.0, CAMP_SAMPLES))
+            t = rng.uniform(0.0, 2 * np.pi, CAMP_SAMPLES)
+            x, y = r * np.cos(t), r * np.sin(t)
+            ok = lg.check_camps(board, x, y).ok
+            found += [BuildCamp(float(a), float(b)) for a, b in zip(x[ok], y[ok])]
+            if len(found) >= k:
+                break
+        return found[:k]
+
+    def sample_markers(self, player: int, rng: np.random.Generator, k: int) -> list[PlaceMarker]:
+        """Up to `k` legal markers on random expeditions (started ones and free expedition base
+        camps alike), by construction covering the explorer, filtered by the batched check."""
+        if k <= 0:
+            return []
+        board = self.board()
+        found: list[PlaceMarker] = []
+        for _ in range(SAMPLE_ROUNDS):
+            for expedition in rng.permutation(list(self.expeditions)):
+                ctx = lg.marker_context(board, player, str(expedition))
+                xs, ys, hs = lg.legal_marker_poses(ctx, rng, SAMPLES_PER_EXPEDITION)
+                found += [PlaceMarker(str(expedition), float(a), float(b), float(h))
+                          for a, b, h in zip(xs[:1], ys[:1], hs[:1])]
+                if len(found) >= k:
+                    return found
+        return found
+
+    def arbitrary_actions(self, player: int, rng: np.random.Generator, k: int) -> list[Action]:
+        """Well-formed actions, mostly illegal: camps anywhere, markers near and far from the
+        explorers, looks at any sector, takes, passes (test input for `check`)."""
+        R = self.sizes.play_area_radius
+        board = self.board()
+        ids = list(self.expeditions) + ["E9"]
+        sectors = [s.id for s in self.table.sectors]
+        out: list[Action] = []
+        for _ in range(k):
+            roll = rng.integers(6)
+            if roll == 0:
+                out.append(BuildCamp(*(float(v) for v in rng.uniform(-1.1 * R, 1.1 * R, 2))))
+            elif roll in (1, 2):
+                e = str(rng.choice(ids))
+                if e in self.expeditions:
+                    x, y, r = lg.expedition_end(board, e)
+                    pose = lg.pose_covering((x, y), float(rng.uniform(0, 360)), self.sizes,
+                                            radius=r)
+                    jitter = rng.normal(0.0, 4.0, 2)
+                    out.append(PlaceMarker(e, pose.x + float(jitter[0]), pose.y + float(jitter[1]),
+                                           pose.heading))
+                else:
+                    out.append(PlaceMarker(e, *(float(v) for v in rng.uniform(-R, R, 2)), 0.0))
+            elif roll == 3:
+                out.append(LookTower(str(rng.choice(sectors))))
+            elif roll == 4:
+                out.append(TakeTreasure(str(rng.choice(COLOURS)), int(rng.integers(self.num_players + 1))))
+            else:
+                out.append(Pass())
+        return out
+
+    # -- checking ------------------------------------------------------------------------------
+    def _violations(self, action: Action, player: int) -> list[Violation]:
+        found = self._turn_violations(action, player)
+        if found:
+            return found
+        if isinstance(action, BuildCamp):
+            return self._camp_violations(action, player)
+        if isinstance(action, PlaceMarker):
+            return lg.marker_violations(self.board(), player, action.expedition, action.pose)
+        if isinstance(action, LookTower):
+            return self._look_violations(action, player)
+        if isinstance(action, TakeTreasure):
+            return self._take_violations(action, player)
+        return []  # a pass that the turn allows
+
+    def _turn_violations(self, action: Action, player: int) -> list[Violation]:
+        """Whether this kind of action may be taken now (phase, open decisions)."""
+        if self.phase in ("camps", "looks"):
+            return self._setup_violations(action)
+        if self.pending:
+            if isinstance(action, Pass) or (
+                    isinstance(action, TakeTreasure) == (self.pending[0] == "take")
+                    and isinstance(action, (TakeTreasure, LookTower))):
+                return []
+            return [Violation(TURN, f"first decide the {_describe(self.pending[0])} "
+                              f"(or pass) before any other action, not {action}",
+                              {"pending": list(self.pending)})]
+        if isinstance(action, (BuildCamp, PlaceMarker)):
+            return []
+        return [Violation(TURN, f"{action} is not an action of a turn now: build a base camp or "
+                          f"lead an expedition ({self.actions_left} action(s) left this turn)",
+                          {"actions_left": self.actions_left})]
+
+    def _setup_violations(self, action: Action) -> list[Violation]:
+        """In setup, base camps first (two each, in turn order), then three tower looks each."""
+        if self.phase == "camps" and not isinstance(action, BuildCamp):
+            return [Violation(SETUP_CAMPS, f"setup: place a base camp first, not {action} "
+                              f"({2 * self.num_players - self.step} setup base camp(s) to go)",
+                              {"step": self.step})]
+        if self.phase == "looks" and not isinstance(action, LookTower):
+            return [Violation(SETUP_LOOKS, f"setup: look at a tower, not {action} "
+                              f"({3 - len(self.setup_looked)} look(s) to go)",
+                              {"looked": list(self.setup_looked)})]
+        return []
+
+    def _camp_violations(self, action: BuildCamp, player: int) -> list[Violation]:
+        found = []
+        if self.camps_left(player) <= 0:
+            found.append(Violation(CAMPS_LEFT, f"player {player} has built all "
+                                   f"{self.sizes.base_camps_per_player} base camps",
+                                   {"built": self.sizes.base_camps_per_player}))
+        return found + lg.camp_violations(self.board(), action.x, action.y)
+
+    def _look_violations(self, action: LookTower, player: int) -> list[Violation]:
+        """A look names a tower on the table; in setup a new one; after a marker one on the
+        mesa entered."""
+        if self.phase == "looks":
+            rule, scope = SETUP_LOOKS, None
+        else:
+            scope = _look_scope(self.pending[0])
+            rule = CAMP_LOOK if scope is None else MESA_LOOK
+        if action.sector not in self.contents or self.contents[action.sector][0] != "tower":
+            return [Violation(rule, f"no tower stands on {action.sector}",
+                              {"sector": action.sector, "towers": sorted(self.towers_on_table())})]
+        if self.phase == "looks" and action.sector in self.setup_looked:
+            return [Violation(rule, f"player {player} has already looked at {action.sector} in "
+                              "setup: look at three different towers",
+                              {"looked": list(self.setup_looked)})]
+        if scope is not None and lg.table_geometry(self.table).sector_mesa[action.sector] != scope:
+            return [Violation(rule, f"the tower on {action.sector} is not on mesa {scope}, the mesa "
+                              "the expedition entered", {"sector": action.sector, "mesa": scope,
+                                                         "towers": self.towers_on_table(scope)})]
+        return []
+
+    def _take_violations(self, action: TakeTreasure, player: int) -> list[Violation]:
+        """A take names another player who holds a treasure of that colour."""
+        q = action.source
+        if q == player or q >= self.num_players:
+            return [Violation(OWN_CAMP_TREASURE, f"take from another player (0 to "
+                              f"{self.num_players - 1}, not {player}), not from {q}",
+                              {"source": q})]
+        if self.hands[q][action.colour] <= 0:
+            return [Violation(OWN_CAMP_TREASURE, f"player {q} has no {action.colour} treasure",
+                              {"source": q, "treasures": dict(self.hands[q])})]
+        return []
+
+    # -- applying ------------------------------------------------------------------------------
+    def _apply(self, action: Action, player: int) -> list[Event]:
+        if isinstance(action, BuildCamp):
+            events = self._build_camp(action, player)
+        elif isinstance(action, PlaceMarker):
+            events = self._lay_marker(action, player)
+        elif isinstance(action, LookTower):
+            events = self._look(action, player)
+        elif isinstance(action, TakeTreasure):
+            self.hands[action.source][action.colour] -= 1
+            self.hands[player][action.colour] += 1
+            self.pending.pop(0)
+            events = [Event("treasure-taken", player, {"colour": action.colour,
+                                                       "from": action.source})]
+        else:
+            self.pending.pop(0)
+            events = [Event("passed", player)]
+        return events + self._advance()
+
+    def _build_camp(self, action: BuildCamp, player: int) -> list[Event]:
+        self.camps.append(Camp(player, action.x, action.y))
+        self.covered.append(False)
+        if self.phase == "camps":
+            self.step += 1
+        else:
+            self.fresh.append(len(self.camps) - 1)
+            self.actions_left -= 1
+            self.pending.append("look")
+        return [Event("camp-built", player, {"camp": len(self.camps) - 1, "at": [action.x, action.y]})]
+
+    def _lay_marker(self, action: PlaceMarker, player: int) -> list[Event]:
+        """Lay the marker for good (no trial placements) and carry out at once what it touches:
+        treasures taken, towers to the track, own camps covered, mesas entered."""
+        pose, before = action.pose, self.board()
+        self.expeditions[action.expedition].append(pose)
+        self.actions_left -= 1
+        events = [Event("marker-laid", player, {"expedition": action.expedition,
+                                                "markers_left": self.markers_left()})]
+        for sid in lg.touched_sectors(self.table, pose):
+            events += self._collect(sid, player)
+        for i in lg.covered_camps(before, pose):
+            if not self.covered[i]:
+                self.covered[i] = True
+                events.append(Event("camp-covered", player, {"camp": i, "owner": self.camps[i].owner}))
+                if self.camps[i].owner == player:
+                    self.pending.append("take")
+        for mesa in lg.touched_mesas(self.table, pose):
+            if mesa not in self.visited:
+                self.visited.add(mesa)
+                self.pending.append(f"look:{mesa}")
+        return events + self._check_end()
+
+    def _collect(self, sector: str, player: int) -> list[Event]:
+        """Take what lies on a touched sector: a treasure to the hand, a tower to the track."""
+        item = self.contents.pop(sector, None)
+        if item is None:
+            return []
+        kind, colour = item
+        if kind == "treasure":
+            self.hands[player][colour] += 1
+            return [Event("treasure-found", player, {"sector": sector, "colour": colour})]
+        self.track[colour] += 1
+        return [Event("tower-moved", player, {"sector": sector, "colour": colour,
+                                              "space": self.track[colour]})]
+
+    def _check_end(self) -> list[Event]:
+        """The game ends at once when the markers run out or a colour's towers are all placed;
+        the decisions the last marker opened that can still change the score (takes) remain."""
+        if self.markers_left() <= 0:
+            self.ended = "markers"
+        for c in COLOURS:
+            if self.track[c] >= TOWERS_PER_COLOUR:
+                self.ended = f"towers:{c}"
+        if self.ended:
+            self.pending = [d for d in self.pending if d == "take"]
+        return []
+
+    def _look(self, action: LookTower, player: int) -> list[Event]:
+        self.seen[player].add(action.sector)
+        if self.phase == "looks":
+            self.setup_looked.append(action.sector)
+        else:
+            self.pending.pop(0)
+        return [Event("tower-seen", player, {"sector": action.sector})]
+
+    def _advance(self) -> list[Event]:
+        """Drop decisions without options, then move to the next player, phase or the end."""
+        while self.pending and not self._follow_ups(self.current):
+            self.pending.pop(0)
+        if self.pending:
+            return []
+        if self.phase == "camps":
+            order = self.seat_order()
+            if self.step < 2 * self.num_players:
+                self.current = order[self.step % self.num_players]
+            else:
+                self.phase, self.step, self.current = "looks", 0, self.first_player
+            return []
+        if self.phase == "looks":
+            if len(self.setup_looked) < 3 and self.towers_on_table():
+                return []
+            self.step += 1
+            self.setup_looked = []
+            if self.step < self.num_players:
+                self.current = self.seat_order()[self.step]
+            else:
+                self.phase, self.current, self.actions_left = "play", self.first_player, 2
+            return []
+        if self.ended:
+            return self._finish()
+        if self.actions_left <= 0:
+            self.current = (self.current + 1) % self.num_players
+            self.actions_left, self.fresh = 2, []
+        return []
+
+    def _finish(self) -> list[Event]:
+        self.phase = "over"
+        self.bonus = self.bonus_winners()
+        return [Event("game-over", None, {"reason": self.ended, "bonus": dict(self.bonus),
+                                          "scores": self.scores()})]
+
+    # -- scoring -------------------------------------------------------------------------------
+    def bonus_winners(self) -> dict[str, int | None]:
+        """For each colour, the player with strictly the most treasures of it (None on a tie)."""
+        out: dict[str, int | None] = {}
+        for c in COLOURS:
+            counts = [h[c] for h in self.hands]
+            best = max(counts)
+            out[c] = counts.index(best) if best > 0 and counts.count(best) == 1 else None
+        return out
+
+    def treasure_values(self) -> dict[str, int]:
+        """Points of one treasure of each colour: the empty spaces of its track."""
+        return {c: TRACK_SPACES - self.track[c] for c in COLOURS}
+
+    def holdings(self) -> list[dict[str, int]]:
+        """Each player's treasures by colour, the bonus treasures included once the game is over."""
+        held = [dict(h) for h in self.hands]
+        for c, p in self.bonus.items():
+            if p is not None:
+                held[p][c] += 1
+        return held
+
+    def scores(self) -> list[float]:
+        """Victory points: each treasure is worth its colour's value, double for the objective."""
+        values = self.treasure_values()
+        return [float(sum(n * values[c] * (2 if c == self.objectives[p] else 1)
+                          for c, n in held.items()))
+                for p, held in enumerate(self.holdings())]
+
+    def winners(self) -> list[int]:
+        """The players with most points; on a tie those of them with most treasures."""
+        if self.phase != "over":
+            return []
+        scores = self.scores()
+        counts = [sum(h.values()) for h in self.holdings()]
+        best = max(scores)
+        tied = [p for p in range(self.num_players) if scores[p] == best]
+        most = max(counts[p] for p in tied)
+        return [p for p in tied if counts[p] == most]
+
+    # -- views ---------------------------------------------------------------------------------
+    def view(self, player: int | None = None) -> TableView:
+        """What lies on the table now, with the tower colours `player` knows (none for None)."""
+        known = {} if player is None else {s: self.towers[s] for s in self.seen[player]
+                                          if s in self.contents}
+        bonus = tuple(c for c in COLOURS if self.bonus.get(c) is None)
+        return TableView(base_camps=[(c.owner, c.x, c.y) for c in self.camps],
+                         expeditions={e: list(p) for e, p in self.expeditions.items() if p},
+                         contents=dict(self.contents), track=dict(self.track), bonus=bonus,
+                         known_towers=known)
+
+    def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None) -> Any:
+        """Draw the table now (towers hidden unless `reveal` or known to `player`)."""
+        from games.anasazi.draw import draw_table
+
+        return draw_table(self.setup, self.view(player), ax=ax, reveal=reveal)
+
+    # -- hidden information --------------------------------------------------------------------
+    def observe(self, player: int) -> dict[str, Any]:
+        """What `player` may know: everything on the table, but only the tower colours that
+        player has seen (or that lie on the track) and only their own objective card, until the
+        game is over and every card is shown."""
+        over = self.phase == "over"
+        data = self._public()
+        data["contents"] = {s: [k, c if k == "treasure" or over or s in self.seen[player] else None]
+                            for s, (k, c) in self.contents.items()}
+        data["objectives"] = [o if over or p == player else None
+                              for p, o in enumerate(self.objectives)]
+        data["observer"] = player
+        return data
+
+    def determinize(self, player: int, rng: np.random.Generator) -> AnasaziState:
+        """A full state consistent with `observe(player)`: the towers `player` has not seen are
+        shuffled among themselves, the other players' objective cards drawn from the cards left."""
+        other = self.clone()
+        if self.phase == "over":
+            return other
+        unseen = [s for s in self.towers_on_table() if s not in self.seen[player]]
+        colours = [self.towers[s] for s in unseen]
+        other.towers = dict(self.towers)
+        for s, i in zip(unseen, rng.permutation(len(unseen))):
+            other.towers[s] = colours[i]
+            other.contents[s] = ("tower", colours[i])
+        pool = list(OBJECTIVES)
+        pool.remove(self.objectives[player])
+        drawn = [pool[i] for i in rng.permutation(len(pool))]
+        other.objectives = tuple(self.objectives[p] if p == player else drawn.pop()
+                                 for p in range(self.num_players))
+        other._setup, other._deal_text = None, None
+        return other
+
+    # -- copying and JSON ----------------------------------------------------------------------
+    def clone(self) -> AnasaziState:
+        """An independent copy (the table and the laid pieces, immutable, are shared)."""
+        other = copy.copy(self)
+        other.history = list(self.history)
+        for name in ("pending", "fresh", "camps", "covered", "setup_looked"):
+            setattr(other, name, list(getattr(self, name)))
+        for name in ("contents", "track", "bonus"):  # towers and treasures: never changed in place
+            setattr(other, name, dict(getattr(self, name)))
+        other.expeditions = {e: list(p) for e, p in self.expeditions.items()}
+        other.hands = [dict(h) for h in self.hands]
+        other.seen = [set(s) for s in self.seen]
+        other.visited = set(self.visited)
+        return other
+
+    def __deepcopy__(self, memo: dict) -> AnasaziState:
+        return self.clone()
+
+    def _scalars(self) -> dict[str, Any]:
+        """The public parts of the state but the laid pieces (every player sees them)."""
+        return {
+            "players": self.num_players, "first_player": self.first_player, "phase": self.phase,
+            "current": self.current, "step": self.step, "actions_left": self.actions_left,
+            "pending": list(self.pending), "fresh": list(self.fresh), "covered": list(self.covered),
+            "track": dict(self.track), "hands": [dict(h) for h in self.hands],
+            "looked": [sorted(s) for s in self.seen], "setup_looked": list(self.setup_looked),
+            "visited": sorted(self.visited), "ended": self.ended, "bonus": dict(self.bonus),
+        }
+
+    def _public(self) -> dict[str, Any]:
+        """The parts of the state every player sees."""
+        data = self._scalars()
+        data.update(camps=[[c.owner, c.x, c.y] for c in self.camps],
+                    expeditions={e: [[p.x, p.y, p.heading] for p in ps]
+                                 for e, ps in self.expeditions.items()},
+                    table=_table_text(self.table).digest)
+        return data
+
+    def _private(self) -> dict[str, Any]:
+        """The state's scalar data with the sector contents as the setup's towers and treasures
+        less the sectors emptied."""
+        data = self._scalars()
+        data["removed"] = [s for s in lg.table_geometry(self.table).sector_ids
+                           if s not in self.contents]
+        return data
+
+    def _deal(self) -> dict[str, Any]:
+        """What setup dealt (tower colours, treasures, objective cards): fixed in a game."""
+        geo = lg.table_geometry(self.table)
+        return {"seed": self.seed, "objectives": list(self.objectives),
+                "towers": [self.towers[s] for s in geo.small_ids],
+                "treasures": [self.initial_treasures[s] for s in geo.treasure_ids]}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state, hidden parts and table geometry included, as JSON-able data."""
+        return json.loads(self.to_json())
+
+    def to_json(self) -> str:
+        """The whole state and its history as JSON text (exact round trip).
+
+        Layout: ``{"state": {...}, "deal": {...}, "camps": [...], "expeditions": {...},
+        "history": [...], "table": {...}}``, one history entry a line. What never changes is
+        written once and reused: the table's text per table, the deal's per game (until a
+        determinization deals anew), each laid piece's, and the history's text so far (the
+        history only grows). A state is written at every step of the test harness.
+        """
+        if self._deal_text is None:
+            self._deal_text = _dumps(self._deal())
+        return (f'{{"state": {_dumps(self._private())}, "deal": {self._deal_text}, '
+                f'{self._pieces_json()}, "history": [\n{self._history_json()}\n], '
+                f'"table": {_table_text(self.table).text}}}')
+
+    def _pieces_json(self) -> str:
+        """The "camps" and "expeditions" members: remade only when a piece was laid (the lists
+        only grow; their items, frozen, are compared by identity)."""
+        pieces = [self.camps, *self.expeditions.values()]
+        laid, text = self._pieces_text
+        if len(laid) != len(pieces) or not all(
+                len(a) == len(b) and all(map(operator.is_, a, b)) for a, b in zip(laid, pieces)):
+            camps = ", ".join(map(_camp_text, self.camps))
+            expeditions = ", ".join(f'{_dumps(e)}: [{", ".join(map(_pose_text, poses))}]'
+                                    for e, poses in self.expeditions.items())
+            text = f'"camps": [{camps}], "expeditions": {{{expeditions}}}'
+            self._pieces_text = ([list(p) for p in pieces], text)
+        return text
+
+    def _history_json(self) -> str:
+        """The history entries' texts, one a line, extended from the text made last time."""
+        n, last, text = self._history_text
+        if n > len(self.history) or (n and self.history[n - 1] is not last):
+            n, text = 0, ""
+        new = ",\n".join(map(_entry_text, self.history[n:]))
+        if new:
+            text = f"{text},\n{new}" if text else new
+        if self.history:
+            self._history_text = (len(self.history), self.history[-1], text)
+        return text
+
+    @classmethod
+    def from_json(cls, game: AnasaziGame, text: str) -> AnasaziState:
+        """The state `to_json` wrote; ValueError for anything else."""
+        try:
+            parts, table = _split_state_json(text)
+            return cls._from_parts(game, parts, table)
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            raise ValueError(f"not an Anasazi state: {e}") from None
+
+    @classmethod
+    def _from_parts(cls, game: AnasaziGame, parts: dict[str, Any], table: Table) -> AnasaziState:
+        d, deal = parts["state"], parts["deal"]
+        self = cls.__new__(cls)
+        self.game, self.num_players, self.table = game, d["players"], table
+        self.seed, self.first_player = deal["seed"], d["first_player"]
+        geo = lg.table_geometry(table)
+        self.towers = dict(zip(geo.small_ids, deal["towers"]))
+        self.initial_treasures = dict(zip(geo.treasure_ids, deal["treasures"]))
+        self.objectives = tuple(deal["objectives"])
+        for name in ("phase", "current", "step", "actions_left", "ended"):
+            setattr(self, name, d[name])
+        for name in ("pending", "fresh", "setup_looked", "covered"):
+            setattr(self, name, list(d[name]))
+        self.camps = [Camp(o, x, y) for o, x, y in parts["camps"]]
+        self.expeditions = {e: [Pose(*p) for p in ps] for e, ps in parts["expeditions"].items()}
+        removed = set(d["removed"])
+        self.contents = {s: ("tower", self.towers[s]) if s in self.towers
+                         else ("treasure", self.initial_treasures[s])
+                         for s in geo.sector_ids if s not in removed}
+        self.track, self.hands = dict(d["track"]), [dict(h) for h in d["hands"]]
+        self.seen = [set(s) for s in d["looked"]]
+        self.visited = set(d["visited"])
+        self.bonus = dict(d["bonus"])
+        self._setup = None
+        self._deal_text, self._history_text, self._pieces_text = None, (0, None, ""), ([], "")
+        self.history = [_entry_from_text(game, t) for t in parts["history"]]
+        return self
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, allow_nan=False)
+
+
+# History entries' texts, made once: a state is written (and read) at every step of the test
+# harness. An entry is known by identity; one read back from text enters only once it writes
+# that very text.
+_ENTRIES: OrderedDict[str, tuple[int, Action, list[Event]]] = OrderedDict()
+_ENTRY_TEXTS: OrderedDict[int, tuple[tuple[int, Action, list[Event]], str]] = OrderedDict()
+_MEMO_SIZE = 100_000
+
+
+def _memo(cache: OrderedDict, key: Any, value: Any) -> Any:
+    cache[key] = value
+    if len(cache) > _MEMO_SIZE:
+        cache.popitem(last=False)
+    return value
+
+
+def _pose_text(pose: Pose) -> str:
+    return _dumps([pose.x, pose.y, pose.heading])
+
+
+def _camp_text(camp: Camp) -> str:
+    return _dumps([camp.owner, camp.x, camp.y])
+
+
+def _entry_text(entry: tuple[int, Action, list[Event]]) -> str:
+    hit = _ENTRY_TEXTS.get(id(entry))
+    if hit is not None and hit[0] is entry:
+        return hit[1]
+    player, action, events = entry
+    text = _dumps({"player": player, "action": action.to_json(),
+                   "events": [e.to_json() for e in events]})
+    _memo(_ENTRY_TEXTS, id(entry), (entry, text))
+    return text
+
+
+def _entry_from_text(game: AnasaziGame, text: str) -> tuple[int, Action, list[Event]]:
+    entry = _ENTRIES.get(text)
+    if entry is None:
+        h = json.loads(text)
+        entry = (h["player"], game.action_from_json(h["action"]),
+                 [Event.from_json(e) for e in h["events"]])
+        if _entry_text(entry) != text:
+            raise ValueError(f"history entry does not round trip: {text[:80]}")
+        _memo(_ENTRIES, text, entry)
+    return entry
+
+
+def _look_scope(decision: str) -> str | None:
+    """The mesa a look decision is limited to (None: any tower)."""
+    return decision.split(":", 1)[1] if ":" in decision else None
+
+
+def _describe(decision: str) -> str:
+    if decision == "take":
+        return "treasure to take for covering your base camp"
+    scope = _look_scope(decision)
+    return "tower to look at" + (f" on mesa {scope}" if scope else "")
+
+
+# -- the table's JSON text, made once per table --------------------------------------------------
+@dataclass(frozen=True)
+class _TableText:
+    table: Table
+    text: str
+    digest: str  # a short fingerprint (public: everyone sees the table)
+
+
+_BY_ID: OrderedDict[int, _TableText] = OrderedDict()
+_BY_TEXT: OrderedDict[str, _TableText] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def _table_text(table: Table) -> _TableText:
+    """The JSON text of `table` (made once, kept for the tables used last)."""
+    hit = _BY_ID.get(id(table))
+    if hit is None or hit.table is not table:
+        hit = _remember(table, json.dumps(table.to_json(), sort_keys=True, allow_nan=False))
+    return hit
+
+
+def _table_from_text(text: str) -> Table:
+    """The table written as `text` (parsed once, then shared: tables are immutable)."""
+    hit = _BY_TEXT.get(text)
+    if hit is None:
+        hit = _remember(Table.from_json(json.loads(text)), text)
+    return hit.table
+
+
+def _remember(table: Table, text: str) -> _TableText:
+    entry = _TableText(table, text, hashlib.sha1(text.encode()).hexdigest()[:16])
+    for cache, key in ((_BY_ID, id(table)), (_BY_TEXT, text)):
+        cache[key] = entry
+        cache.move_to_end(key)
+        if len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
+    return entry
+
+
+def _split_state_json(text: str) -> tuple[dict[str, Any], Table]:
+    """Cut a state's JSON text into its parts; the table is looked up by its text (parsed only
+    the first time) and history entries are kept as texts."""
+    decoder = json.JSONDecoder()
+    parts: dict[str, Any] = {}
+    i = 0
+    for key, opening in (("state", "{"), ("deal", ", "), ("camps", ", "), ("expeditions", ", ")):
+        sep = f'{opening}"{key}": '
+        if text[i:i + len(sep)] != sep:
+            raise ValueError(f'expected "{key}" at character {i}')
+        parts[key], i = decoder.raw_decode(text, i + len(sep))
+    head, tail = ', "history": [\n', '\n], "table": '
+    end = text.find(tail, i)
+    if text[i:i + len(head)] != head or end < 0 or not text.endswith("}"):
+        raise ValueError(f'expected "history" and "table" at character {i}')
+    history = text[i + len(head):end]
+    parts["history"] = history.split(",\n") if history else []
+    return parts, _table_from_text(text[end + len(tail):-1])

@@ -599,7 +599,7 @@ class CibolaState(State):
         if self.stage == SEND:
             if action.kind == "send":
                 return None
-            return Violation("cibola/send/sealed", f"round {self.round}: the players are sending "
+            return Violation("cibola/round/stages", f"round {self.round}: the players are sending "
                              f"explorers now, not '{action.kind}'", {"round": self.round})
         want, who, arg = self.pending[0]
         if action.kind == want:
@@ -712,7 +712,7 @@ class CibolaState(State):
         self.sent = [0] * self.num_players
         self.sealed = SealedChoices(tuple(range(self.num_players)))
         self._set_movers()
-        return [Event("revealed", None, {"round": self.round, "cards": cards})]
+        return [Event("discovered", None, {"round": self.round, "cards": cards})]
 
     def _send(self, player: int, n: int) -> list[Event]:
         self.sealed.submit(player, n)

@@ -23,7 +23,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -209,6 +209,7 @@ class Expectation:
     player: int | None = None
     action: Action | None = None  # legal / illegal: the action probed
     text: str = ""  # legal / illegal: the action as written
+    final: bool = False  # from the top-level `expect`, checked after the last step
 
 
 @dataclass(frozen=True)
@@ -293,8 +294,8 @@ class Scenario:
         return self.names[player] if self.names else str(player)
 
     def where(self, step: int) -> str:
-        """A step as text for reports."""
-        return END if step == len(self.steps) and step else f"step {step}"
+        """A step as text for reports: "step 3", or "start" for step 0."""
+        return f"step {step}" if step else "start"
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -337,7 +338,7 @@ def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None
         raise source.error(("names",), f"{len(names)} names for {players} players")
     builder = _Builder(source, game, players, names)
     setup = _setup(source, path, data.get("setup"))
-    seed = data.get("seed", 0 if setup is None else None)
+    seed = data.get("seed", 0)  # also with a setup: a game may draw what the setup leaves out
     steps = tuple(builder.step(i, s) for i, s in enumerate(data.get("steps", [])))
     builder.named = {s.name: s.index for s in steps if s.name}
     final = builder.expectations(data.get("expect", []), ("expect",), len(steps), has_action=False)
@@ -348,7 +349,7 @@ def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None
         scenario.new_state()
     except (ValueError, KeyError, TypeError, IndexError) as e:
         what = ("setup",) if setup is not None else ("seed",)
-        raise source.error(what, f"{game.name} rejects this {what[0]}: {_reason(e)}") from None
+        raise source.error(what, f"{game.name} rejects it: {_reason(e)}") from None
     return scenario
 
 
@@ -481,7 +482,8 @@ class _Builder:
     def expectations(self, data: Any, here: FieldPath, step: int, has_action: bool
                      ) -> tuple[Expectation, ...]:
         items = [(here, data)] if isinstance(data, dict) else [(here + (j,), e) for j, e in enumerate(data)]
-        return tuple(self.expectation(path, spec, step, has_action) for path, spec in items)
+        found = tuple(self.expectation(path, spec, step, has_action) for path, spec in items)
+        return tuple(replace(e, final=True) for e in found) if here == ("expect",) else found
 
     def _kind(self, path: FieldPath, spec: dict[str, Any], kinds: Mapping[str, Any], what: str) -> str:
         found = [k for k in spec if k in kinds]
@@ -948,7 +950,7 @@ def _apply(report: Report, state: State, step: Step) -> Result | None:
 
 def _check_all(report: Report, moment: Moment, expectations: Sequence[Expectation]) -> None:
     for exp in expectations:
-        where = report.scenario.where(exp.step)
+        where = END if exp.final else report.scenario.where(exp.step)
         try:
             ok, message = evaluate(moment, exp)
         except Exception as e:  # a broken expectation hook, or no player to resolve: a failure
@@ -964,8 +966,8 @@ def _write_outputs(report: Report, moments: dict[int, State], out: Path) -> None
     for output in scenario.outputs:
         where = "output"
         if output.at not in moments:
-            report.results.append(Result("skip", output.line, where,
-                                         f"{output.filename}: {scenario.where(output.at)} was not reached"))
+            at = END if output.at == len(scenario.steps) else scenario.where(output.at)
+            report.results.append(Result("skip", output.line, where, f"{output.filename}: {at} was not reached"))
             continue
         try:
             report.written.append(write_output(scenario, output, moments[output.at], folder))
@@ -982,7 +984,9 @@ def log_lines(state: State, *, seed: int | None = None, setup: Any = None, names
                               "players": state.num_players}
     if names:
         header["names"] = list(names)
-    header.update({"seed": seed} if setup is None else {"setup": setup})
+    header["seed"] = seed
+    if setup is not None:
+        header["setup"] = setup
     if source:
         header["scenario"] = source
     yield json.dumps(header, sort_keys=True, allow_nan=False)

@@ -961,21 +961,19 @@ class CibolaState(State):
         return "{" + ", ".join(p for p in (before, history, after) if p) + "}"
 
     def _history_texts(self) -> list[str]:
-        """The JSON text of each history entry, from a cache checked by identity."""
-        cache = self.__dict__.setdefault("_history_cache", [])
-        del cache[len(self.history):]
-        for i, entry in enumerate(self.history):
-            if i < len(cache) and cache[i][0] is entry:
-                continue
+        """The JSON text of each history entry, encoded once: the cache holds the entries it
+        encoded and is used while they are still the history's first entries."""
+        entries, texts = self.__dict__.get("_history_cache") or ([], [])
+        if self.history[: len(entries)] != entries:  # C-speed: identical entries compare at once
+            entries, texts = [], []
+        for entry in self.history[len(entries):]:
             player, action, events = entry
-            text = json.dumps({"player": player, "action": action.to_json(),
-                               "events": [e.to_json() for e in events]},
-                              sort_keys=True, allow_nan=False)
-            if i < len(cache):
-                cache[i] = (entry, text)
-            else:
-                cache.append((entry, text))
-        return [text for _, text in cache]
+            texts.append(json.dumps({"player": player, "action": action.to_json(),
+                                     "events": [e.to_json() for e in events]},
+                                    sort_keys=True, allow_nan=False))
+            entries.append(entry)
+        self._history_cache = (entries, texts)
+        return texts
 
     def _load(self, d: Mapping[str, Any]) -> None:
         """Restore the fields `to_dict` wrote."""
@@ -1017,7 +1015,8 @@ class CibolaState(State):
         c.sealed = (SealedChoices(self.sealed.players, dict(self.sealed.choices))
                     if self.sealed else None)
         c.history = list(self.history)
-        c._history_cache = list(self.__dict__.get("_history_cache", ()))
+        entries, texts = self.__dict__.get("_history_cache") or ([], [])
+        c._history_cache = (list(entries), list(texts))
         return c
 
     def determinize(self, player: int, rng: np.random.Generator) -> CibolaState:

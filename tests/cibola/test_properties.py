@@ -1,0 +1,72 @@
+"""Properties of random games: invariants at every step, JSON round trips, the shared harness."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.cibola import GAME
+from geomsim.testing import check_random_games
+from tests.cibola.helpers import COMPONENTS
+
+# The harness writes the whole state dozens of times a step: 200 games per player count take
+# minutes on this machine. The default keeps the test folder within its time budget;
+# CIBOLA_HARNESS_GAMES=200 runs the full count.
+HARNESS_GAMES = int(os.environ.get("CIBOLA_HARNESS_GAMES", "30"))
+
+
+def _invariants(state) -> None:
+    """What no legal play can break."""
+    explorers = sum(state.explorers) + state.camp + sum(state.in_temple)
+    assert explorers == COMPONENTS.explorers and min(state.explorers) >= 0 and state.camp >= 0
+    cards = list(state.deck) + [c for c in state.row if c is not None] + state.box
+    cards += [c for hand in state.hands for c in hand]
+    assert sorted(cards) == sorted(c.id for c in COMPONENTS.cards)
+    covered = sum(map(sum, state.covered))
+    assert covered == state.rocks_placed <= COMPONENTS.rocks
+    assert all(not all(column) for column in state.covered)  # never a column fully covered
+    totems = state.offer + state.boxed_totems + [t for ts in state.totems for t in ts]
+    assert sorted(totems) == sorted(t.id for t in COMPONENTS.totems)
+
+
+@settings(max_examples=40, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_random_games_keep_invariants(players, seed, data):
+    """Explorers (24), cards (32), totems (10) are conserved; rocks <= 13; no column fully covered;
+    the JSON of any moment reads back to the same state."""
+    state = GAME.new_state(players, seed=seed)
+    picks = data.draw(st.lists(st.integers(0, 10**6), min_size=120, max_size=120))
+    for step, pick in enumerate(picks):
+        _invariants(state)
+        if state.is_over():
+            break
+        movers = state.to_move()
+        player = movers[pick % len(movers)]
+        actions = state.legal_actions(player)
+        state.apply(actions[(pick // 7) % len(actions)], player)
+        if step % 17 == 0:
+            assert GAME.state_from_json(state.to_json()).to_json() == state.to_json()
+    assert state.is_over() and len(state.scores()) == players
+    assert GAME.state_from_json(state.to_json()).scores() == state.scores()
+    assert json.loads(state.to_json())["stage"] == "over"
+
+
+@settings(max_examples=30, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 2**32 - 1))
+def test_setup_json_round_trip(players, seed):
+    """make_setup is JSON that gives back the seeded state."""
+    setup = json.loads(json.dumps(GAME.make_setup(players, seed)))
+    assert GAME.new_state(players, setup=setup).to_json() == GAME.new_state(players, seed=seed).to_json()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_harness_random_games(players):
+    """geomsim.testing.check_random_games: the rules-interface contract over random games."""
+    report = check_random_games(GAME, players=players, games=HARNESS_GAMES, seed=1000 * players,
+                                observe_every=2)
+    assert report.games == HARNESS_GAMES and report.illegal_checked > 0
+    assert report.determinize_varied > 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,9 +23,9 @@ import pymunk
 import shapely
 
 from games.anasazi.components import (
-    BONUS_PER_COLOUR, COLOURS, DIVIDED_PUEBLOS, EXPEDITION_CAMPS, MESA_COUNTS, OBJECTIVES,
-    PUEBLOS, RING_NAMES, TOWERS_PER_COLOUR, TREASURES_PER_COLOUR, ExpeditionCamp, Mesa, Pueblo,
-    Sector, Setup, Sizes, Table, rounded,
+    BONUS_PER_COLOUR, COLOURS, DIVIDED_PUEBLOS, EXPEDITION_CAMPS, MAX_PLAYERS, MESA_COUNTS,
+    MIN_PLAYERS, OBJECTIVES, PUEBLOS, RING_NAMES, TOWERS_PER_COLOUR, TREASURES_PER_COLOUR,
+    DECIMALS, ExpeditionCamp, Mesa, Pueblo, Sector, Setup, Sizes, Table, rounded,
 )
 
 # Tolerance (mm) of the exact checks: JSON rounds coordinates to 1e-6.
@@ -333,7 +333,7 @@ def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: Layou
 def random_table(seed: int, sizes: Sizes = Sizes(), options: LayoutOptions = LayoutOptions()
                  ) -> Table:
     """A random table that meets every setup rule, the same for the same seed on every run."""
-    _check_seed(seed)
+    seed = _check_seed(seed)
     problems: list[str] = []
     for attempt in range(options.attempts):
         rng = np.random.default_rng([seed, 0, attempt])
@@ -348,6 +348,7 @@ def random_table(seed: int, sizes: Sizes = Sizes(), options: LayoutOptions = Lay
 
 
 def _try_table(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions) -> Table | None:
+    """One attempt at a table: outlines, camps, relaxation, pueblos. None if a step fails."""
     radii = [options.centre_mesa_radius] + [options.inner_mesa_radius] * MESA_COUNTS["inner"] \
         + [options.outer_mesa_radius] * MESA_COUNTS["outer"]
     if options.mesa_shapes is not None:
@@ -365,7 +366,7 @@ def _try_table(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions) -
         return None
     expedition = tuple(
         ExpeditionCamp(f"E{k + 1}", rounded(shapely.Polygon(sq)),
-                       (round(float(st[0]), 6), round(float(st[1]), 6)))
+                       (round(float(st[0]), DECIMALS), round(float(st[1]), DECIMALS)))
         for k, (sq, st) in enumerate(zip(camps, starts)))
     return Table(mesas, tuple(pueblos), expedition, sizes)
 
@@ -381,7 +382,10 @@ def random_setup(players: int, seed: int, sizes: Sizes = Sizes(),
     """A complete setup from a seed: a random table (or the given one), towers shuffled onto the
     small sectors, treasures onto the large and single ones, an objective card per player and a
     first player. The table does not depend on the number of players."""
-    _check_seed(seed)
+    seed = _check_seed(seed)
+    if isinstance(players, bool) or not isinstance(players, int) \
+            or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
     if table is None:
         table = random_table(seed, sizes, options)
     else:
@@ -391,15 +395,13 @@ def random_setup(players: int, seed: int, sizes: Sizes = Sizes(),
     treasures = rng.permutation(
         np.repeat(COLOURS, TREASURES_PER_COLOUR - BONUS_PER_COLOUR)).tolist()
     objectives = rng.permutation(OBJECTIVES).tolist()
-    if not isinstance(players, int) or isinstance(players, bool):
-        raise ValueError(f"players must be a whole number, not {players!r}")
     return Setup(
         table=table,
         players=players,
         towers=dict(zip([s.id for s in table.small_sectors], towers)),
         treasures=dict(zip([s.id for s in table.treasure_sectors], treasures)),
-        objectives=tuple(objectives[:max(players, 0)]),
-        first_player=int(rng.integers(max(players, 1))),
+        objectives=tuple(objectives[:players]),
+        first_player=int(rng.integers(players)),
         seed=seed,
     )
 
@@ -416,9 +418,11 @@ def load_setup(data: Mapping[str, Any] | Setup) -> Setup:
     return setup
 
 
-def _check_seed(seed: Any) -> None:
+def _check_seed(seed: Any) -> int:
+    """The seed as an int, or a ValueError: seeds are whole numbers >= 0."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, not {seed!r}")
+    return int(seed)
 
 
 # ---------------------------------------------------------------------------------------------

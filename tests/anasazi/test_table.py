@@ -9,6 +9,8 @@ import copy
 import itertools
 import json
 import math
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -17,9 +19,7 @@ import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.anasazi.components import (
-    COLOURS, OBJECTIVES, ExpeditionCamp, Mesa, Pueblo, Sector, Setup, Sizes, Table, TableView,
-)
+from games.anasazi.components import COLOURS, OBJECTIVES, Setup, Sizes, TableView
 from games.anasazi.layout import (
     LayoutOptions, check_table, load_setup, make_setup, random_setup, random_table,
 )
@@ -169,6 +169,14 @@ def test_same_seed_same_layout_byte_for_byte(setups):
     # The table does not depend on the number of players.
     assert json.dumps(random_setup(2, 5).table.to_json()) == \
         json.dumps(random_setup(4, 5).table.to_json())
+
+
+def test_same_seed_same_layout_in_a_fresh_process(setups):
+    """No hidden state: another interpreter makes the same JSON text from the same seed."""
+    code = ("import json, sys; from games.anasazi.layout import random_setup; "
+            "sys.stdout.write(json.dumps(random_setup(3, 42).to_json()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == text(setups[42])
 
 
 def test_make_setup_is_the_json_of_random_setup():
@@ -326,6 +334,8 @@ def test_malformed_geometry_is_named(setups):
         Sizes(valley_gap=-1.0)
     with pytest.raises(ValueError, match=r"seed must be"):
         random_table(-1)
+    with pytest.raises(ValueError, match=r"players must be 2 to 4, not 5"):
+        random_setup(5, 1)
 
 
 def test_given_mesa_shapes_are_laid_out():

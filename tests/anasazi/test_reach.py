@@ -1,0 +1,362 @@
+"""Reach analysis on hand-made tables whose answers are known by construction.
+
+Every table here has the expedition start mark E1 at the origin and pueblos placed at chosen
+distances; base camps are built through the setup actions. The one-marker reach of a disc of
+radius r is hypot(L - r, W - r) (67.08 mm with the default sizes): a pueblo just inside it is
+reachable, one just beyond is not; base camps of another player narrow or block the way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from games.anasazi import GAME
+from games.anasazi import legality as lg
+from games.anasazi.actions import BuildCamp, LookTower
+from games.anasazi.components import COLOURS, ExpeditionCamp, Mesa, Pueblo, Sector, Setup, Sizes, Table
+from games.anasazi.reach import (
+    StatePlacer, Step, branch_and_bound, chain_reach, exclude, make_target, margin, one_marker, reach, reach_map,
+    ready, sectors_of,
+)
+from geomsim.cli import main
+from geomsim.geometry import Pose
+
+SIZES = Sizes()
+L, W, R = SIZES.marker_length, SIZES.marker_width, SIZES.explorer_radius
+ONE = math.hypot(L - R, W - R)  # one marker's reach from the start mark (radius 4 too)
+FAR = (-250.0, 250.0)  # a spot far from everything, for base camps that must not matter
+
+
+# --- hand-made tables -------------------------------------------------------------------------
+def box(x0: float, y0: float, x1: float, y1: float) -> shapely.Polygon:
+    return shapely.box(x0, y0, x1, y1)
+
+
+def make_setup(pueblos: dict[str, shapely.Polygon], players: int = 2,
+               starts: dict[str, tuple[float, float]] | None = None) -> Setup:
+    """A table with single pueblos `pueblos` (each on its own small mesa), expedition start
+    marks `starts` (default E1 at the origin), and filler pueblos far off the play area so that
+    the setup deals its 16 towers and 44 treasures."""
+    starts = starts or {"E1": (0.0, 0.0)}
+    mesas, plist = [], []
+    for i, (pid, poly) in enumerate(pueblos.items()):
+        mesas.append(Mesa(f"M{i}", "outer", poly.buffer(2.0, join_style="mitre")))
+        plist.append(Pueblo(pid, f"M{i}", (Sector(pid, pid, "single", poly),)))
+    mesas.append(Mesa("MF", "outer", box(1900, 1900, 2700, 2100)))
+    for k in range(28 - len(pueblos)):
+        x = 1950 + 20 * k
+        plist.append(Pueblo(f"F{k}", "MF", (Sector(f"F{k}", f"F{k}", "single", box(x, 1950, x + 5, 1955)),)))
+    for k in range(16):
+        x, pid = 1950 + 20 * k, f"D{k}"
+        plist.append(Pueblo(pid, "MF", (Sector(pid + "s", pid, "small", box(x, 2000, x + 5, 2005)),
+                                        Sector(pid + "l", pid, "large", box(x + 5, 2000, x + 12, 2005)))))
+    camps = [ExpeditionCamp(e, box(x - 44, y - 20, x - 4, y + 20), (x, y)) for e, (x, y) in starts.items()]
+    table = Table(tuple(mesas), tuple(plist), tuple(camps), SIZES)
+    towers = {s.id: COLOURS[i % 4] for i, s in enumerate(table.small_sectors)}
+    treasures = {s.id: COLOURS[i % 4] for i, s in enumerate(table.treasure_sectors)}
+    return Setup(table, players, towers, treasures, tuple(COLOURS[:players]), 0, None)
+
+
+def play_setup(setup: Setup, camps: list[tuple[int, float, float]] = ()):
+    """The state at the start of play after setup: base camps (player, x, y) built by the setup
+    actions (two per player; missing ones far away), then three tower looks each."""
+    state = GAME.new_state(setup.players, setup=setup)
+    todo = {p: [(x, y) for q, x, y in camps if q == p] for p in range(setup.players)}
+    spare = iter([(FAR[0] + 20 * k, FAR[1]) for k in range(8)])
+    while state.phase == "camps":
+        p = state.to_move()[0]
+        state.apply(BuildCamp(*(todo[p].pop(0) if todo[p] else next(spare))), p)
+    while state.phase == "looks":
+        p = state.to_move()[0]
+        seen = state.setup_looked
+        state.apply(LookTower(next(s for s in state.towers_on_table() if s not in seen)), p)
+    assert state.phase == "play" and state.to_move() == (0,)
+    return state
+
+
+def corridor(gap_centre: float) -> list[tuple[int, float, float]]:
+    """Player 1's base camps at (25, +-gap_centre): a horizontal marker along the x axis clears
+    them exactly when gap_centre > W/2 + base camp radius (16 mm)."""
+    return [(1, 25.0, gap_centre), (1, 25.0, -gap_centre)]
+
+
+def replay(state, result) -> list:
+    """Paste the result's actions (their text) into a ready clone; return the events of each."""
+    s = ready(state, result.player)
+    events = []
+    for text in result.actions:
+        events.append(s.apply(GAME.parse_action(text), result.player))
+        s = ready(s, result.player)
+    return events
+
+
+def touched(state, pose: Pose) -> list[str]:
+    return lg.touched_sectors(state.table, pose)
+
+
+@pytest.fixture(scope="module")
+def ring():
+    """Pueblos around E1: just within and just beyond one marker, two and three markers away."""
+    setup = make_setup({
+        "P0": box(ONE - 0.05, -5, ONE + 10, 5),       # just within one marker (along +x)
+        "P1": box(-5, -ONE - 10.05, 5, -ONE - 0.05),  # just beyond (along -y)
+        "P2": box(-5, 100, 5, 110),                   # two markers (100 mm > 67.1 mm)
+        "P3": box(-150 - 10, -5, -150, 5),            # three markers (150 mm > 124.2 mm)
+    })
+    return play_setup(setup)
+
+
+# --- one marker -------------------------------------------------------------------------------
+def test_just_within_one_marker_is_reachable_with_a_checked_witness(ring):
+    r = reach(ring, "E1", "P0")
+    assert r.status == "reachable" and r.markers == 1 and len(r.chain) == 1
+    assert ring.check(GAME.parse_action(r.actions[0]), 0).ok
+    assert "P0" in touched(ring, r.witness)
+    assert r.margin is not None and 0 <= r.margin.translation < 0.1  # 0.05 mm to spare
+
+
+def test_just_beyond_one_marker_is_proved_unreachable(ring):
+    r = reach(ring, "E1", "P1", max_markers=1)
+    assert r.status == "unreachable" and r.witness is None
+    assert "reaches at most 67.1 mm" in r.reason
+
+
+def test_two_and_three_markers_needed_exactly(ring):
+    two = reach(ring, "E1", "P2")
+    assert two.status == "reachable" and two.markers == 2
+    assert "1 marker: P2 is 100.0 mm" in two.reason  # one marker: a distance proof
+    three = reach(ring, "E1", "P3")
+    assert three.status == "reachable" and three.markers == 3
+    assert "2 markers: P3 is 150.0 mm away" in three.reason  # two: a distance proof
+    for r in (two, three):
+        events = replay(ring, r)
+        found = [e.data.get("sector") for e in events[-1] if e.kind == "treasure-found"]
+        assert found == [r.sector]  # the last pasted marker takes the pueblo's treasure
+
+
+def test_beyond_the_cap_is_proved_by_distance(ring):
+    r = reach(ring, "E1", "P3", max_markers=2)
+    assert r.status == "unreachable" and r.markers == 2
+    assert chain_reach(SIZES, R, 2) < 150 < chain_reach(SIZES, R, 3)
+
+
+def test_reach_does_not_change_the_state(ring):
+    before = ring.to_json()
+    reach(ring, "E1", "P2")
+    reach_map(ring, 1)
+    assert ring.to_json() == before
+
+
+# --- base camps: a narrow heading, a blocked pueblo ---------------------------------------------
+@pytest.fixture(scope="module")
+def lane():
+    return {"P0": box(50, -2, 60, 2)}
+
+
+def test_narrow_corridor_reachable_only_near_one_heading(lane):
+    state = play_setup(make_setup(lane), corridor(16.5))  # 0.5 mm to spare on each side
+    r = reach(state, "E1", "P0", max_markers=1)
+    assert r.status == "reachable"
+    axis = r.witness.heading % 180.0
+    assert min(axis, 180.0 - axis) < 2.0  # along the corridor, either way round
+    assert 0.2 < r.margin.translation <= 0.5 + 1e-3
+    # The same target with the corridor open wide has a far larger margin.
+    wide = reach(play_setup(make_setup(lane), corridor(30.0)), "E1", "P0", max_markers=1)
+    assert wide.margin.translation > 2.0
+
+
+def test_blocked_by_another_players_camp_is_proved(lane):
+    """anasazi/4.2/other-camp makes the pueblo unreachable: proved, and only the camp's owner
+    changes the answer (a player's own base camp does not block)."""
+    blocked = play_setup(make_setup(lane), corridor(15.5))  # the marker would cover 0.5 mm
+    r = reach(blocked, "E1", "P0", max_markers=1)
+    assert r.status == "unreachable" and "overlap a forbidden piece" in r.reason
+    own = reach(blocked, "E1", "P0", max_markers=1, player=1)
+    assert own.status == "reachable" and own.player == 1
+
+
+def test_camp_right_in_front_blocks_one_marker_but_not_a_detour(lane):
+    state = play_setup(make_setup(lane), [(1, 30.0, 0.0)])
+    assert reach(state, "E1", "P0", max_markers=1).status == "unreachable"
+    around = reach(state, "E1", "P0", max_markers=3)
+    assert around.status == "reachable" and around.markers >= 2
+    assert "P0" in touched(state, around.witness)
+    replay(state, around)  # every marker of the detour is legal in sequence
+
+
+def test_pueblo_at_the_play_area_edge():
+    """anasazi/4.2/play-area bounds the reach: a pueblo beyond the edge is never reachable."""
+    edge = SIZES.play_area_radius
+    setup = make_setup({"P0": box(edge - 0.5, -5, edge + 20, 5), "P1": box(edge + 0.5, -5, edge + 20, 5)},
+                       starts={"E1": (edge - 40.0, 0.0)})
+    state = play_setup(setup)
+    inside = reach(state, "E1", "P0", max_markers=1)
+    assert inside.status == "reachable"
+    assert lg.farthest_extent(*(np.array([v]) for v in (inside.witness.x, inside.witness.y,
+                                                       inside.witness.heading)), L, W)[0] <= edge + 1e-9
+    beyond = reach(state, "E1", "P1", max_markers=1)
+    assert beyond.status == "unreachable" and "hang over the play area" in beyond.reason
+
+
+# --- soundness properties -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def camps_state():
+    """An open table with a few of player 1's base camps around E1."""
+    camps = [(1, 30.0, 22.0), (1, -25.0, 35.0), (1, 10.0, -40.0), (1, -45.0, -15.0)]
+    return play_setup(make_setup({"P0": box(150, 150, 160, 160)}), camps)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(heading=st.floats(0, 360), u=st.floats(0.97, 1), v=st.floats(0.8, 1),
+       signs=st.integers(0, 3), inset=st.floats(0.0, 0.1), seed=st.integers(0, 2**16))
+def test_unreachable_never_returned_where_a_witness_exists(camps_state, heading, u, v, signs,
+                                                           inset, seed):
+    """Take a legal marker reaching far (the end near one end of it), put a tiny target just
+    inside its corner farthest from the end (near the one-marker bound, where few markers
+    reach), and ask: never "unreachable"."""
+    placer = StatePlacer.of(camps_state, "E1", 0)
+    step = placer.step
+    a, c = u * step.half_along * (-1) ** signs, v * step.half_across * (-1) ** (signs // 2)
+    x, y, h = step.poses(np.array([heading]), np.array([a]), np.array([c]))
+    pose = Pose(float(x[0]), float(y[0]), float(h[0]))
+    assume(placer.check(pose).ok)
+    corners = lg.rectangle_corners(x, y, h, L, W)[0]
+    cx, cy = corners[np.argmax(np.hypot(*(corners - np.asarray(step.end)).T))]
+    towards = np.array([x[0] - cx, y[0] - cy]) / math.hypot(x[0] - cx, y[0] - cy)
+    qx, qy = np.array([cx, cy]) + towards * inset  # inside the marker, near its corner
+    out = -towards * 0.4
+    target = make_target("T", shapely.Polygon([(qx, qy), (qx + out[0], qy + out[1] + 0.2),
+                                               (qx + out[0] + 0.2, qy + out[1])]).convex_hull)
+    result = one_marker(placer, target, np.random.default_rng(seed))
+    assert result.status != "unreachable", result.reason
+    # The same without the sampling first: the branch and bound alone never proves it either.
+    search = branch_and_bound(placer, target, np.random.default_rng(seed), max_boxes=20_000)
+    assert not search.proved and (search.found.poses or search.undecided)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tx=st.floats(-90, 90), ty=st.floats(-90, 90), size=st.floats(0.5, 12), seed=st.integers(0, 2**16))
+def test_batched_and_exact_agree_on_every_witness(camps_state, tx, ty, size, seed):
+    """A returned witness passes the rules' batched mask, `state.check`, and touches the
+    target exactly; no candidate the batched masks let through was refused by the exact check."""
+    placer = StatePlacer.of(camps_state, "E1", 0)
+    target = make_target("T", box(tx, ty, tx + size, ty + size))
+    result = one_marker(placer, target, np.random.default_rng(seed), keep=3)
+    for pose in result.poses:
+        assert placer.check(pose).ok
+        assert placer.legal_mask(np.array([pose.x]), np.array([pose.y]), np.array([pose.heading]))[0]
+        assert lg.marker_polygon(pose, SIZES).intersects(target.polygon)
+    if result.status == "unreachable":  # cross-check the proof by brute force
+        rng = np.random.default_rng(seed)
+        theta, a, c = rng.uniform(0, 360, 20000), rng.uniform(-31, 31, 20000), rng.uniform(-4, 4, 20000)
+        xs, ys, hs = placer.step.poses(theta, a, c)
+        ok = placer.legal_mask(xs, ys, hs)
+        assert not shapely.intersects(target.polygon, lg.marker_polygons(xs[ok], ys[ok], hs[ok], SIZES)).any()
+
+
+def test_exclusion_bounds_hold_for_every_pose_in_a_box():
+    """`exclude` excludes a box only if no pose in it is a legal marker touching the target:
+    checked on dense samples of random boxes against the exact geometry."""
+    rng = np.random.default_rng(1)
+    step = Step((0.0, 0.0), R, SIZES, np.array([[20.0, 10.0, 8.0], [-15.0, -30.0, 8.0]]))
+    target = make_target("T", box(40, -20, 55, -8))
+    A, C = step.half_along, step.half_across
+    t0 = rng.uniform(0, 360, 3000)
+    boxes = np.column_stack([t0, t0 + rng.uniform(0.1, 20, 3000), *_interval(rng, A, 3000),
+                             *_interval(rng, C, 3000)])
+    codes = exclude(step, target, boxes)
+    assert (codes != 0).any() and (codes == 0).any()
+    for b in boxes[codes != 0][:400]:
+        u = rng.random((64, 3))
+        th, a, c = (b[2 * d] + u[:, d] * (b[2 * d + 1] - b[2 * d]) for d in range(3))
+        x, y, h = step.poses(th, a, c)
+        rects = lg.marker_polygons(x, y, h, SIZES)
+        touching = shapely.intersects(target.polygon, rects)
+        clear = (shapely.distance(rects[:, None], shapely.points(step.obstacles[:, :2])[None, :])
+                 > step.obstacles[None, :, 2]).all(axis=1)
+        inside = lg.farthest_extent(x, y, h, L, W) <= SIZES.play_area_radius
+        assert not (touching & clear & inside).any()
+
+
+def _interval(rng: np.random.Generator, half: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    lo = rng.uniform(-half, half, n)
+    return lo, np.minimum(half, lo + rng.uniform(0, half, n))
+
+
+# --- margin, maps, command line -------------------------------------------------------------------
+def test_margin_of_a_given_pose(lane):
+    state = play_setup(make_setup(lane), corridor(17.0))  # 1 mm to spare on each side
+    pose = Pose(27.0, 0.0, 0.0)  # covers the start mark 4 mm inside its rear limit
+    m = margin(state, "E1", "P0", pose)
+    assert 0.8 < m.translation <= 1.0 + 1e-3
+    assert margin(state, "E1", "P0", Pose(31.0, 0.0, 0.0)).translation < 0.01  # at the limit
+    with pytest.raises(ValueError, match="illegal"):
+        margin(state, "E1", "P0", Pose(31.0, 9.0, 0.0))
+    with pytest.raises(ValueError, match="does not touch"):
+        margin(state, "E1", "P0", Pose(-31.0, 0.0, 0.0))
+
+
+def test_reach_map_agrees_with_single_queries(ring):
+    rmap = reach_map(ring, 3)
+    cells = {s: rmap.cell("E1", s) for s in ("P0", "P1", "P2", "P3")}
+    assert cells == {"P0": "1", "P1": "2", "P2": "2", "P3": "3"}
+    assert rmap.cell("E1", "F0") == "-"  # far off the play area
+    data = json.loads(json.dumps(rmap.to_json()))
+    assert data["sectors"]["P3"] == {"fewest": 3, "by": ["E1"]}
+    assert data["expeditions"]["E1"]["sectors"]["P0"]["actions"][0].startswith("marker E1 at ")
+    assert "P2      " in rmap.to_text()
+
+
+def test_sectors_of_pueblo_or_sector():
+    setup = make_setup({"P0": box(50, -2, 60, 2)})
+    assert sectors_of(setup.table, "D3") == ["D3s", "D3l"]
+    assert sectors_of(setup.table, "D3l") == ["D3l"]
+    with pytest.raises(KeyError, match="no pueblo or sector"):
+        sectors_of(setup.table, "Q1")
+
+
+def test_bad_arguments_are_refused(ring):
+    with pytest.raises(ValueError, match="max_markers"):
+        reach(ring, "E1", "P0", max_markers=0)
+    with pytest.raises(KeyError, match="E7"):
+        reach(ring, "E7", "P0")
+    with pytest.raises(KeyError, match="Q1"):
+        reach(ring, "E1", "Q1")
+    with pytest.raises(ValueError, match="player"):
+        reach(ring, "E1", "P0", player=5)
+
+
+def test_command_line(tmp_path, ring, capsys):
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps(ring.setup.to_json()))
+    state = tmp_path / "state.json"
+    state.write_text(ring.to_json())
+    assert main(["reach", "--setup", str(setup), "--state", str(state), "-e", "E1", "-p", "P0",
+                 "--json", str(tmp_path / "v.json")]) == 0
+    out = capsys.readouterr().out
+    assert "reachable with 1 marker" in out and "lay: marker E1 at " in out and "margin" in out
+    text = next(line for line in out.splitlines() if "lay:" in line).split("lay: ")[1]
+    assert ring.check(GAME.parse_action(text), 0).ok  # the printed action pastes as is
+    assert json.loads((tmp_path / "v.json").read_text())["status"] == "reachable"
+    assert main(["reach", "--setup", str(setup), "--map", "-n", "1", "-o", str(tmp_path / "m.png"),
+                 "--json", str(tmp_path / "m.json")]) == 0
+    assert (tmp_path / "m.png").stat().st_size > 10_000
+    assert json.loads((tmp_path / "m.json").read_text())["max_markers"] == 1
+    capsys.readouterr()
+    for args, words in ((["-e", "E9", "-p", "P0"], "no expedition base camp 'E9'"),
+                        (["-e", "E1", "-p", "Q1"], "no pueblo or sector 'Q1'"),
+                        (["-e", "E1"], "give --expedition and --pueblo"),
+                        (["--map", "-e", "E1"], "leave out --expedition")):
+        assert main(["reach", "--setup", str(setup), *args]) == 2
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "bad.json").write_text("{")
+    assert main(["reach", "--setup", str(tmp_path / "bad.json"), "--map"]) == 2
+    assert "line 1" in capsys.readouterr().err

@@ -395,16 +395,36 @@ def _game(source: Source, name: str, load: GameLoader) -> Game:
 
 
 def _setup(source: Source, path: Path, setup: Any) -> Any:
-    """The setup data: embedded, or read from a JSON file named relative to the scenario."""
-    if not isinstance(setup, str):
-        return setup
-    file = path.parent / setup
+    """The setup data: embedded; or read from a JSON file named relative to the scenario
+    (``setup: FILE``); or a file's data changed by the fields given beside ``from: FILE``
+    (mappings merged key by key, other values replaced)."""
+    if isinstance(setup, str):
+        return _setup_file(source, path, setup, ("setup",))
+    if isinstance(setup, dict) and "from" in setup:
+        if not isinstance(setup["from"], str):
+            raise source.error(("setup", "from"), f"expected a file name, got {_describe(setup['from'])}")
+        base = _setup_file(source, path, setup["from"], ("setup", "from"))
+        if not isinstance(base, dict):
+            raise source.error(("setup", "from"), "the file does not hold a mapping")
+        return merge(base, {k: v for k, v in setup.items() if k != "from"})
+    return setup
+
+
+def _setup_file(source: Source, path: Path, name: str, where: FieldPath) -> Any:
+    file = path.parent / name
     try:
         return json.loads(file.read_text(encoding="utf-8"))
     except OSError as e:
-        raise source.error(("setup",), f"cannot read setup file {str(file)!r}: {e.strerror}") from None
+        raise source.error(where, f"cannot read setup file {str(file)!r}: {e.strerror}") from None
     except json.JSONDecodeError as e:
-        raise source.error(("setup",), f"{file}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+        raise source.error(where, f"{file}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+
+
+def merge(base: Any, changes: Any) -> Any:
+    """`base` with `changes` applied: mappings merged key by key, anything else replaced."""
+    if isinstance(base, dict) and isinstance(changes, dict):
+        return {**base, **{k: merge(base.get(k), v) for k, v in changes.items()}}
+    return changes
 
 
 _PREFIX = re.compile(r"^\s*([^:\s][^:]*?)\s*:\s*(.*)$", re.S)
@@ -807,7 +827,9 @@ def write_diagram(scenario: Scenario, state: State, path: Path, spec: Mapping[st
     from geomsim.plotting import save
 
     ax = state.draw(**dict(spec.get("options", {})))
-    ax.set_title(spec.get("title") or f"{scenario.path.stem}: {scenario.where(spec['_at'])}")
+    at = spec["_at"]
+    name = next((f" ({s.name})" for s in scenario.steps if s.index == at and s.name), "")
+    ax.set_title(spec.get("title") or f"{scenario.path.stem}: {scenario.where(at)}{name}")
     save(ax, path)
 
 

@@ -173,10 +173,11 @@ def test_same_seed_same_layout_byte_for_byte(setups):
 
 def test_same_seed_same_layout_in_a_fresh_process(setups):
     """No hidden state: another interpreter makes the same JSON text from the same seed."""
+    setup = setups[42]
     code = ("import json, sys; from games.anasazi.layout import random_setup; "
-            "sys.stdout.write(json.dumps(random_setup(3, 42).to_json()))")
+            f"sys.stdout.write(json.dumps(random_setup({setup.players}, 42).to_json()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout == text(setups[42])
+    assert out.stdout == text(setup)
 
 
 def test_make_setup_is_the_json_of_random_setup():

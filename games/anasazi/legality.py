@@ -117,12 +117,25 @@ def explorer_centres(x: ArrayLike, y: ArrayLike, heading: ArrayLike, sizes: Size
 
 
 def marker_polygon(pose: Pose, sizes: Sizes) -> shapely.Polygon:
-    """The outline of a marker at `pose` (corners counter-clockwise from the front left)."""
-    rad = math.radians(pose.heading)
-    c, s = math.cos(rad), math.sin(rad)
-    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
-    return shapely.polygons(np.array([(pose.x + u * c - v * s, pose.y + u * s + v * c)
-                                      for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))]))
+    """The outline of a marker at `pose` (corners counter-clockwise from the front left).
+
+    Kept for the poses used last: the markers on the table are judged against again and again.
+    """
+    key = (pose.x, pose.y, pose.heading, sizes.marker_length, sizes.marker_width)
+    poly = _POLYGONS.get(key)
+    if poly is None:
+        rad = math.radians(pose.heading)
+        c, s = math.cos(rad), math.sin(rad)
+        a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
+        poly = shapely.polygons(np.array([(pose.x + u * c - v * s, pose.y + u * s + v * c)
+                                          for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))]))
+        _POLYGONS[key] = poly
+        if len(_POLYGONS) > 4096:
+            _POLYGONS.popitem(last=False)
+    return poly
+
+
+_POLYGONS: OrderedDict[tuple[float, ...], shapely.Polygon] = OrderedDict()
 
 
 def marker_polygons(x: ArrayLike, y: ArrayLike, heading: ArrayLike, sizes: Sizes
@@ -324,8 +337,7 @@ def _camp_on_pieces(board: Board, point: shapely.Point, r: float) -> list[Violat
     found = []
     markers = board.markers()
     if markers:
-        rects = marker_polygons([p.x for _, _, p in markers], [p.y for _, _, p in markers],
-                                [p.heading for _, _, p in markers], board.sizes)
+        rects = [marker_polygon(p, board.sizes) for _, _, p in markers]
         for (e, i, _), d in zip(markers, shapely.distance(rects, point)):
             if d <= r - EPS:
                 found.append(Violation(CAMP_DIRECTLY, f"the base camp lies {r - d:.3f} mm on "

@@ -167,6 +167,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
 
 # Sampling of legal actions: candidates per expedition and rounds before giving up.
 SAMPLES_PER_EXPEDITION = 48
+PER_EXPEDITION = 2  # legal markers taken from one expedition's candidates
 SAMPLE_ROUNDS = 6
 CAMP_SAMPLES = 64
 CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
@@ -258,7 +259,7 @@ class AnasaziState(State):
         self._setup: Setup | None = setup
         self._deal_text: str | None = None  # see to_json
         self._history_text: tuple[int, Any, str] = (0, None, "")
-        self._pieces_text: tuple[list[list[Any]], str] = ([], "")
+        self._laid_text: _Laid | None = None
 
     # -- who decides ---------------------------------------------------------------------------
     def to_move(self) -> tuple[int, ...]:
@@ -364,9 +365,10 @@ class AnasaziState(State):
                 ctx = lg.marker_context(board, player, str(expedition))
                 xs, ys, hs = lg.legal_marker_poses(ctx, rng, SAMPLES_PER_EXPEDITION)
                 found += [PlaceMarker(str(expedition), float(a), float(b), float(h))
-                          for a, b, h in zip(xs[:1], ys[:1], hs[:1])]
+                          for a, b, h in zip(xs[:PER_EXPEDITION], ys[:PER_EXPEDITION],
+                                             hs[:PER_EXPEDITION])]
                 if len(found) >= k:
-                    return found
+                    return found[:k]
         return found
 
     def arbitrary_actions(self, player: int, rng: np.random.Generator, k: int) -> list[Action]:
@@ -670,8 +672,9 @@ class AnasaziState(State):
         player has seen (or that lie on the track) and only their own objective card, until the
         game is over and every card is shown."""
         over = self.phase == "over"
+        seen = self.seen[player]
         data = self._public()
-        data["contents"] = {s: [k, c if k == "treasure" or over or s in self.seen[player] else None]
+        data["contents"] = {s: f"{c} {k}" if k == "treasure" or over or s in seen else k
                             for s, (k, c) in self.contents.items()}
         data["objectives"] = [o if over or p == player else None
                               for p, o in enumerate(self.objectives)]
@@ -728,11 +731,12 @@ class AnasaziState(State):
         }
 
     def _public(self) -> dict[str, Any]:
-        """The parts of the state every player sees."""
+        """The parts of the state every player sees; laid pieces in their text form
+        (``[owner, "x,y"]`` for a base camp, ``"x,y heading h"`` for a marker)."""
+        laid = self._laid()
         data = self._scalars()
-        data.update(camps=[[c.owner, c.x, c.y] for c in self.camps],
-                    expeditions={e: [[p.x, p.y, p.heading] for p in ps]
-                                 for e, ps in self.expeditions.items()},
+        data.update(camps=[list(c) for c in laid.camps],
+                    expeditions={e: list(ps) for e, ps in laid.expeditions.items()},
                     table=_table_text(self.table).digest)
         return data
 
@@ -752,8 +756,13 @@ class AnasaziState(State):
                 "treasures": [self.initial_treasures[s] for s in geo.treasure_ids]}
 
     def to_dict(self) -> dict[str, Any]:
-        """The whole state, hidden parts and table geometry included, as JSON-able data."""
-        return json.loads(self.to_json())
+        """The whole state as JSON-able data, hidden parts included: what `observe` shows
+        (every tower colour and objective card revealed), the scores, and the table's geometry."""
+        data = self._public()
+        data.update(contents={s: f"{c} {k}" for s, (k, c) in self.contents.items()},
+                    objectives=list(self.objectives), seed=self.seed, scores=self.scores(),
+                    towers=dict(self.towers), table=self.table.to_json())
+        return data
 
     def to_json(self) -> str:
         """The whole state and its history as JSON text (exact round trip).
@@ -767,22 +776,19 @@ class AnasaziState(State):
         if self._deal_text is None:
             self._deal_text = _dumps(self._deal())
         return (f'{{"state": {_dumps(self._private())}, "deal": {self._deal_text}, '
-                f'{self._pieces_json()}, "history": [\n{self._history_json()}\n], '
+                f'{self._laid().json}, "history": [\n{self._history_json()}\n], '
                 f'"table": {_table_text(self.table).text}}}')
 
-    def _pieces_json(self) -> str:
-        """The "camps" and "expeditions" members: remade only when a piece was laid (the lists
-        only grow; their items, frozen, are compared by identity)."""
+    def _laid(self) -> _Laid:
+        """The texts of the laid pieces, remade only when a piece was laid (the lists only
+        grow; their items, frozen, are compared by identity)."""
         pieces = [self.camps, *self.expeditions.values()]
-        laid, text = self._pieces_text
-        if len(laid) != len(pieces) or not all(
-                len(a) == len(b) and all(map(operator.is_, a, b)) for a, b in zip(laid, pieces)):
-            camps = ", ".join(map(_camp_text, self.camps))
-            expeditions = ", ".join(f'{_dumps(e)}: [{", ".join(map(_pose_text, poses))}]'
-                                    for e, poses in self.expeditions.items())
-            text = f'"camps": [{camps}], "expeditions": {{{expeditions}}}'
-            self._pieces_text = ([list(p) for p in pieces], text)
-        return text
+        laid = self._laid_text
+        if laid is None or len(laid.pieces) != len(pieces) or not all(
+                len(a) == len(b) and all(map(operator.is_, a, b))
+                for a, b in zip(laid.pieces, pieces)):
+            laid = self._laid_text = _Laid(self.camps, self.expeditions)
+        return laid
 
     def _history_json(self) -> str:
         """The history entries' texts, one a line, extended from the text made last time."""
@@ -819,8 +825,9 @@ class AnasaziState(State):
             setattr(self, name, d[name])
         for name in ("pending", "fresh", "setup_looked", "covered"):
             setattr(self, name, list(d[name]))
-        self.camps = [Camp(o, x, y) for o, x, y in parts["camps"]]
-        self.expeditions = {e: [Pose(*p) for p in ps] for e, ps in parts["expeditions"].items()}
+        laid = parts["laid"]
+        self.camps = list(laid.pieces[0])
+        self.expeditions = {e: list(p) for e, p in zip(laid.ids, laid.pieces[1:])}
         removed = set(d["removed"])
         self.contents = {s: ("tower", self.towers[s]) if s in self.towers
                          else ("treasure", self.initial_treasures[s])
@@ -830,9 +837,48 @@ class AnasaziState(State):
         self.visited = set(d["visited"])
         self.bonus = dict(d["bonus"])
         self._setup = None
-        self._deal_text, self._history_text, self._pieces_text = None, (0, None, ""), ([], "")
+        self._deal_text, self._history_text, self._laid_text = None, (0, None, ""), laid
         self.history = [_entry_from_text(game, t) for t in parts["history"]]
         return self
+
+
+class _Laid:
+    """The laid pieces (copies of the lists, camps first) and their texts: the "camps" and
+    "expeditions" members of the state's JSON, and the readable forms `observe` shows."""
+
+    def __init__(self, camps: list[Camp], expeditions: dict[str, list[Pose]]):
+        self.ids = tuple(expeditions)
+        self.pieces = [list(camps), *(list(p) for p in expeditions.values())]
+        camps_json = ", ".join(map(_camp_text, camps))
+        expeditions_json = ", ".join(f'{_dumps(e)}: [{", ".join(map(_pose_text, poses))}]'
+                                     for e, poses in expeditions.items())
+        self.json = f'"camps": [{camps_json}], "expeditions": {{{expeditions_json}}}'
+
+    @functools.cached_property
+    def camps(self) -> list[tuple[int, str]]:
+        return [(c.owner, f"{c.x!r},{c.y!r}") for c in self.pieces[0]]
+
+    @functools.cached_property
+    def expeditions(self) -> dict[str, list[str]]:
+        return {e: [f"{p.x!r},{p.y!r} heading {p.heading!r}" for p in poses]
+                for e, poses in zip(self.ids, self.pieces[1:])}
+
+
+# The laid pieces read back, by their text (a state is read at every step of the test harness);
+# an entry enters only once it writes that very text.
+_LAID: OrderedDict[str, _Laid] = OrderedDict()
+
+
+def _laid_from_text(text: str) -> _Laid:
+    laid = _LAID.get(text)
+    if laid is None:
+        data = json.loads("{" + text + "}")
+        laid = _Laid([Camp(o, x, y) for o, x, y in data["camps"]],
+                     {e: [Pose(*p) for p in ps] for e, ps in data["expeditions"].items()})
+        if laid.json != text:
+            raise ValueError(f"laid pieces do not round trip: {text[:80]}")
+        _memo(_LAID, text, laid)
+    return laid
 
 
 def _dumps(data: Any) -> str:
@@ -855,11 +901,12 @@ def _memo(cache: OrderedDict, key: Any, value: Any) -> Any:
 
 
 def _pose_text(pose: Pose) -> str:
-    return _dumps([pose.x, pose.y, pose.heading])
+    # What json.dumps writes for finite floats (their repr), without its overhead.
+    return f"[{pose.x!r}, {pose.y!r}, {pose.heading!r}]"
 
 
 def _camp_text(camp: Camp) -> str:
-    return _dumps([camp.owner, camp.x, camp.y])
+    return f"[{int(camp.owner)}, {camp.x!r}, {camp.y!r}]"
 
 
 def _entry_text(entry: tuple[int, Action, list[Event]]) -> str:
@@ -942,15 +989,16 @@ def _split_state_json(text: str) -> tuple[dict[str, Any], Table]:
     decoder = json.JSONDecoder()
     parts: dict[str, Any] = {}
     i = 0
-    for key, opening in (("state", "{"), ("deal", ", "), ("camps", ", "), ("expeditions", ", ")):
+    for key, opening in (("state", "{"), ("deal", ", ")):
         sep = f'{opening}"{key}": '
         if text[i:i + len(sep)] != sep:
             raise ValueError(f'expected "{key}" at character {i}')
         parts[key], i = decoder.raw_decode(text, i + len(sep))
     head, tail = ', "history": [\n', '\n], "table": '
-    end = text.find(tail, i)
-    if text[i:i + len(head)] != head or end < 0 or not text.endswith("}"):
-        raise ValueError(f'expected "history" and "table" at character {i}')
-    history = text[i + len(head):end]
+    start, end = text.find(head, i), text.find(tail, i)
+    if not text.startswith(', "camps": ', i) or start < 0 or end < 0 or not text.endswith("}"):
+        raise ValueError(f'expected "camps", "expeditions", "history" and "table" at character {i}')
+    parts["laid"] = _laid_from_text(text[i + 2:start])
+    history = text[start + len(head):end]
     parts["history"] = history.split(",\n") if history else []
     return parts, _table_from_text(text[end + len(tail):-1])

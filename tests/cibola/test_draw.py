@@ -31,7 +31,7 @@ def test_draw_shows_temple_values_rocks_and_totems(tmp_path):
         state.apply(state.legal_actions(p)[-1], p)
     ax = state.draw()
     texts = _texts(ax)
-    assert "game over" in ax.get_title()
+    assert "game over" in ax.get_title(loc="left")
     for c in range(5):
         value = state.visible_value(c)
         assert (f"{value:+d}" if value else "0") in texts

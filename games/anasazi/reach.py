@@ -629,15 +629,23 @@ BEAM = 12  # chain ends kept per depth
 CELL = 6.0  # mm: two chain ends closer than this (same grid cell) count as one
 
 
-def _expand(placer: Placer, rng: np.random.Generator, width: int,
-            rank: Any = None) -> list[tuple[Pose, Placer]]:
+def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = None,
+            toward: tuple[float, float] | None = None) -> list[tuple[Pose, Placer]]:
     """Up to `width` exactly checked next markers from `placer`'s end, with their placers.
 
     `rank(ex, ey)` scores the new ends (lower first, inf = useless); half the children are the
-    best ranked, half drawn at random among the rest; one per grid cell of the new end.
+    best ranked, half drawn at random among the rest; one per grid cell of the new end. With
+    `toward`, half the placements drawn are long strides heading about that way.
     """
     step = placer.step
     theta, a, c = _uniform_samples(step, rng, EXPAND_SAMPLES)
+    if toward is not None:
+        # The longest stride heads at the goal with the end at the marker's rear.
+        half = EXPAND_SAMPLES // 2
+        bearing = math.degrees(math.atan2(toward[1] - step.end[1], toward[0] - step.end[0]))
+        theta[:half] = (bearing + rng.normal(0.0, 12.0, half)) % 360.0
+        a[:half] = -step.half_along + np.abs(rng.normal(0.0, 0.1 * step.half_along, half))
+        a[:half] = np.minimum(a[:half], step.half_along)
     x, y, h = step.poses(theta, a, c)
     ok = placer.legal_mask(x, y, h)
     x, y, h = x[ok], y[ok], h[ok]
@@ -671,6 +679,12 @@ def _distinct(nodes: list[tuple[Placer, list[Pose]]], cap: int) -> list[tuple[Pl
     return out[:cap]
 
 
+def _nearest(target: Target, point: tuple[float, float]) -> tuple[float, float]:
+    """The target's point nearest to `point`."""
+    near = shapely.shortest_line(target.polygon, shapely.Point(point)).coords[0]
+    return float(near[0]), float(near[1])
+
+
 def _gap_to(target: Target) -> Any:
     """Distance from points to the target's polygon (vectorised)."""
     return lambda ex, ey: shapely.distance(target.polygon, shapely.points(ex, ey))
@@ -696,7 +710,8 @@ def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.
             return np.where(d <= bound, d, np.inf)
 
         children = [(child, chain + [pose]) for placer, chain in frontier
-                    for pose, child in _expand(placer, rng, EXPAND_WIDTH, rank)]
+                    for pose, child in _expand(placer, rng, EXPAND_WIDTH, rank,
+                                               _nearest(target, placer.step.end))]
         children.sort(key=lambda n: float(gap(*([v] for v in n[0].step.end))[0]))
         frontier = _distinct(children, BEAM)
         if depth <= skip:
@@ -1025,5 +1040,5 @@ def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
                 ("one-marker witness", {"facecolor": "none", "edgecolor": colours[1],
                                         "linestyle": "--"}),
                 ("expedition end", {"facecolor": "none", "edgecolor": "#6a1b9a"})]
-    legend(ax, entries, loc="lower left", fontsize=7)
+    legend(ax, entries, loc="lower right", fontsize=7)
     return ax

@@ -33,6 +33,7 @@ CLIFF = "#5a2e14"
 ADOBE, ADOBE_EDGE = "#f3e2bd", "#4a2a14"
 CAMP_TILE = "#7d8a6a"
 MARKER, EXPLORER = "#e6cf98", "#4b2c17"
+CAMP_DOT = 0.35  # share of a base camp's radius drawn white in its centre
 
 MARGIN = 30.0  # mm between the play area and the score tile
 SPACE, SPACE_GAP = 28.0, 5.0  # score tile spaces
@@ -136,12 +137,15 @@ def _draw_contents(ax: Axes, setup: Setup, view: TableView, reveal: bool) -> Non
 
 
 def _draw_base_camps(ax: Axes, view: TableView, sizes: Sizes) -> None:
-    """The players' base camp markers, in player colours."""
+    """The players' base camp markers, in player colours, with a white centre (a tent) that
+    tells them apart from towers of the same colour."""
     if view.base_camps:
-        draw_discs(ax, [c[1] for c in view.base_camps], [c[2] for c in view.base_camps],
-                   sizes.base_camp_radius,
+        x, y = [c[1] for c in view.base_camps], [c[2] for c in view.base_camps]
+        draw_discs(ax, x, y, sizes.base_camp_radius,
                    facecolor=[PLAYER_COLOURS[c[0] % len(PLAYER_COLOURS)] for c in view.base_camps],
                    edgecolor="black", linewidth=1.0, zorder=4)
+        draw_discs(ax, x, y, sizes.base_camp_radius * CAMP_DOT, facecolor="white",
+                   edgecolor="black", linewidth=0.5, zorder=4.1)
 
 
 def _draw_expeditions(ax: Axes, view: TableView, sizes: Sizes) -> None:
@@ -280,7 +284,7 @@ def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
                                               ("disc", sizes.start_mark_radius, "white", "black")]),
              ("expedition marker, explorer", [("marker", 0, MARKER, "#6b4a1f")])]
     rows += [(f"player {p + 1} base camp",
-              [("disc", sizes.base_camp_radius * 0.8, PLAYER_COLOURS[p % len(PLAYER_COLOURS)],
+              [("camp", sizes.base_camp_radius * 0.8, PLAYER_COLOURS[p % len(PLAYER_COLOURS)],
                 "black")]) for p in range(setup.players)]
     width, height = _tile_width(), KEY_ROW * len(rows) + 8
     polys, faces, edges = [shapely.box(x, y - height, x + width, y)], ["white"], ["#999999"]
@@ -290,8 +294,10 @@ def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
         cy = y - 4 - KEY_ROW * (i + 0.5)
         for k, (kind, r, face, edge) in enumerate(shapes):
             cx = x + 12 + 17 * k
-            if kind == "disc":
+            if kind in ("disc", "camp"):
                 discs.append((cx, cy, r, face, edge))
+                if kind == "camp":
+                    discs.append((cx, cy, r * CAMP_DOT, "white", "black"))
                 if face == HIDDEN_TOWER:
                     hidden.append((cx, cy))
                 continue

@@ -1013,8 +1013,8 @@ def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
     if ax is None:
         from geomsim.plotting import new_axes
 
-        ax = new_axes(11.0, 8.0, title=f"Anasazi reach map: player {rmap.player}, up to "
-                                       f"{rmap.max_markers} markers")
+        ax = new_axes(11.0, 8.0, title=f"Anasazi reach map: player {rmap.player + 1} (index "
+                                       f"{rmap.player}), up to {rmap.max_markers} markers")
     draw_table(state.setup, state.view(), ax=ax)
     colours = {k: REACH_COLOURS.get(k, FAR_COLOUR) for k in range(1, rmap.max_markers + 1)}
     by_count: dict[int | None, list[Any]] = {}
@@ -1042,3 +1042,67 @@ def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
                 ("expedition end", {"facecolor": "none", "edgecolor": "#6a1b9a"})]
     legend(ax, entries, loc="lower right", fontsize=7)
     return ax
+
+
+# --------------------------------------------------------------------------------------------
+# Scenario hooks: expectations "reachable"/"unreachable" and the output "reach_map"
+# --------------------------------------------------------------------------------------------
+def _target_spec(kind: str) -> dict[str, Any]:
+    return {"type": "object", "required": [kind, "from"], "additionalProperties": False,
+            "properties": {kind: {"type": "string"}, "from": {"type": "string"},
+                           "within": {"type": "integer", "minimum": 1, "maximum": 6},
+                           "player": {"type": "integer", "minimum": 0}}}
+
+
+def _scenario_reach(state: Any, spec: dict[str, Any], kind: str) -> list[ReachResult]:
+    sectors = sectors_of(state.table, spec[kind])
+    return [reach(state, spec["from"], s, int(spec.get("within", 3)), player=spec.get("player"),
+                  with_margin=False) for s in sectors]
+
+
+def _summary(results: list[ReachResult]) -> str:
+    return "; ".join(f"{r.sector}: {r.status}" + (f" in {r.markers}" if r.reachable else "")
+                     + (f" ({r.reason})" if not r.reachable else f" ({' | '.join(r.actions)})")
+                     for r in results)
+
+
+def expect_reachable(state: Any, spec: dict[str, Any]) -> tuple[bool, str]:
+    """Scenario expectation ``reachable: P12, from: E2, within: 3``: some sector of the pueblo
+    (or the sector) is reached by a chain found and exactly checked."""
+    results = _scenario_reach(state, spec, "reachable")
+    return any(r.reachable for r in results), _summary(results)
+
+
+def expect_unreachable(state: Any, spec: dict[str, Any]) -> tuple[bool, str]:
+    """Scenario expectation ``unreachable: P4, from: E2, within: 2``: every sector PROVED
+    unreachable (an undecided search fails the expectation)."""
+    results = _scenario_reach(state, spec, "unreachable")
+    return all(r.status == "unreachable" for r in results), _summary(results)
+
+
+def write_reach_map(state: Any, path: Any, spec: dict[str, Any]) -> None:
+    """Scenario output ``reach_map: reach.png`` (optional ``max_markers``, ``player``): the
+    picture, or the JSON table when the file name ends in .json."""
+    from geomsim.files import write_text
+    from geomsim.plotting import save
+
+    rmap = reach_map(state, int(spec.get("max_markers", 3)), player=spec.get("player"))
+    if str(path).lower().endswith(".json"):
+        import json
+
+        write_text(path, json.dumps(rmap.to_json(), indent=1) + "\n")
+    else:
+        save(rmap.draw(state), path)
+
+
+expect_reachable.schema = _target_spec("reachable")  # type: ignore[attr-defined]
+expect_unreachable.schema = _target_spec("unreachable")  # type: ignore[attr-defined]
+write_reach_map.schema = {  # type: ignore[attr-defined]
+    "type": "object", "required": ["reach_map"], "additionalProperties": False,
+    "properties": {"reach_map": {"type": "string"}, "at": {"type": ["string", "integer"]},
+                   "max_markers": {"type": "integer", "minimum": 1, "maximum": 6},
+                   "player": {"type": "integer", "minimum": 0}}}
+
+# What AnasaziGame.expectations() / outputs() may return for scenario files.
+EXPECTATIONS = {"reachable": expect_reachable, "unreachable": expect_unreachable}
+OUTPUTS = {"reach_map": write_reach_map}

@@ -360,3 +360,18 @@ def test_command_line(tmp_path, ring, capsys):
     (tmp_path / "bad.json").write_text("{")
     assert main(["reach", "--setup", str(tmp_path / "bad.json"), "--map"]) == 2
     assert "line 1" in capsys.readouterr().err
+
+
+def test_scenario_hooks(ring, tmp_path):
+    from games.anasazi.reach import EXPECTATIONS, OUTPUTS
+
+    ok, message = EXPECTATIONS["reachable"](ring, {"reachable": "P2", "from": "E1", "within": 2})
+    assert ok and "P2: reachable in 2" in message and "marker E1 at" in message
+    ok, message = EXPECTATIONS["reachable"](ring, {"reachable": "P2", "from": "E1", "within": 1})
+    assert not ok and "P2: unreachable" in message
+    ok, _ = EXPECTATIONS["unreachable"](ring, {"unreachable": "P3", "from": "E1", "within": 2})
+    assert ok
+    ok, message = EXPECTATIONS["unreachable"](ring, {"unreachable": "P3", "from": "E1"})
+    assert not ok and "reachable in 3" in message
+    OUTPUTS["reach_map"](ring, tmp_path / "r.json", {"reach_map": "r.json", "max_markers": 1})
+    assert json.loads((tmp_path / "r.json").read_text())["sectors"]["P0"]["fewest"] == 1

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import shapely
-from functools import lru_cache
-
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.font_manager import FontProperties
@@ -90,11 +89,11 @@ def _draw_pueblos(ax: Axes, setup: Setup) -> None:
     lines = []
     for p in table.pueblos:
         if p.divided:
-            cut = shapely.intersection(p.sectors[0].polygon.boundary, p.sectors[1].polygon.boundary)
-            lines += [np.asarray(g.coords) for g in shapely.get_parts(shapely.line_merge(
-                shapely.union_all([g for g in shapely.get_parts(cut)
-                                   if g.geom_type == "LineString"])))
-                      if g.geom_type == "LineString"]
+            # The sector line: where the two sectors' outlines meet.
+            cut = shapely.line_merge(shapely.intersection(p.sectors[0].polygon.boundary,
+                                                          p.sectors[1].polygon.boundary))
+            lines += [shapely.get_coordinates(part) for part in shapely.get_parts(cut)
+                      if part.geom_type == "LineString"]
     if lines:
         ax.add_collection(LineCollection(lines, colors=ADOBE_EDGE, linewidths=1.6, zorder=2.1))
 
@@ -116,9 +115,12 @@ def _draw_contents(ax: Axes, setup: Setup, view: TableView, reveal: bool) -> Non
     """Towers (hidden as grey '?' unless revealed or known) and treasures on their sectors."""
     table, sizes = setup.table, setup.table.sizes
     towers, treasures = [], []
-    for sid, (kind, colour) in view.contents.items():
-        centre = table.sector(sid).polygon.centroid
-        (towers if kind == "tower" else treasures).append((sid, centre.x, centre.y, colour))
+    # A piece stands where the sector is widest: the centre of its largest inscribed circle.
+    polys = [table.sector(sid).polygon for sid in view.contents]
+    centres = shapely.get_coordinates(
+        shapely.get_point(shapely.maximum_inscribed_circle(polys, 0.2), 0)) if polys else []
+    for (sid, (kind, colour)), (x, y) in zip(view.contents.items(), centres):
+        (towers if kind == "tower" else treasures).append((sid, x, y, colour))
     if treasures:
         half = sizes.treasure_size / 2
         draw_polygons(ax, [shapely.box(x - half, y - half, x + half, y + half)

@@ -258,6 +258,7 @@ _PATTERNS = {
 # Actions are immutable: share one object per value (faster legal-action lists).
 _SENDS = [Send(n) for n in range(64)]
 _TAKES = [Take(s) for s in SLOTS]
+_ROCKS = [[PlaceRock(name, i + 1) for i in range(8)] for name in TREASURES]
 
 
 def parse_action(text: str) -> Action:
@@ -526,7 +527,8 @@ class CibolaState(State):
     # -- legal actions --------------------------------------------------------------------------
     def _legal_actions(self, player: int) -> ActionSpace:
         if self.stage == SEND:
-            return FiniteActionSpace([_send(n) for n in range(self.explorers[player] + 1)])
+            n = self.explorers[player]
+            return FiniteActionSpace(_SENDS[: n + 1] if n < len(_SENDS) else map(Send, range(n + 1)))
         kind, _, arg = self.pending[0]
         if kind == TAKE:
             return FiniteActionSpace([_TAKES[i] for i, c in enumerate(self.row) if c is not None])
@@ -543,8 +545,12 @@ class CibolaState(State):
     def _rock_actions(self) -> list[PlaceRock]:
         if self.rocks_left <= 0:
             return []
-        return [PlaceRock(TREASURES[c], i + 1) for c, chambers in enumerate(self.covered)
+        return [_rock(c, i) for c, chambers in enumerate(self.covered)
                 if chambers.count(False) >= 2 for i, cov in enumerate(chambers) if not cov]
+
+    def _can_place_rock(self) -> bool:
+        """True when a rock is left and some column has 2 or more uncovered chambers."""
+        return self.rocks_left > 0 and any(c.count(False) >= 2 for c in self.covered)
 
     def _move_actions(self, step: int) -> list[MoveRock]:
         direction = "down" if step > 0 else "up"
@@ -795,7 +801,7 @@ class CibolaState(State):
         if kind == TAKE:
             return any(c is not None for c in self.row)
         if kind == ROCK:
-            return bool(self._rock_actions())
+            return self._can_place_rock()
         if kind == TOTEM:
             return bool(self.offer)
         if kind == MOVE:
@@ -1055,6 +1061,12 @@ class CibolaState(State):
 def _chamber(number: Any) -> int:
     """A chamber number as written (1 = top) to an index; -1 for anything not an integer."""
     return number - 1 if isinstance(number, int) and not isinstance(number, bool) else -1
+
+
+def _rock(column: int, index: int) -> PlaceRock:
+    """The (shared) action placing a rock on chamber `index` (0 = top) of `column`."""
+    row = _ROCKS[column]
+    return row[index] if index < len(row) else PlaceRock(TREASURES[column], index + 1)
 
 
 def _send(n: int) -> Send:

@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from games.anasazi import legality as lg
 from games.anasazi.actions import Pass, PlaceMarker
 from games.anasazi.components import Sizes, Table
-from geomsim.geometry import Pose, rectangle_corners, to_frames
+from geomsim.geometry import Pose, distance_to_rectangle, to_frames
 from geomsim.rules import Verdict
 
 Status = Literal["reachable", "unreachable", "undecided"]
@@ -228,12 +228,9 @@ def robustness(step: Step, target: Target | None, x: Array, y: Array, h: Array, 
         score = np.minimum(score, np.minimum(L / 2 - np.abs(s), W / 2 - np.abs(t)).max(axis=1))
     if len(step.obstacles):
         ob = step.obstacles
-        s, t = to_frames(ob[:, 0], ob[:, 1], x, y, h)
-        gap = np.hypot(np.maximum(np.abs(s) - L / 2, 0), np.maximum(np.abs(t) - W / 2, 0))
+        gap = distance_to_rectangle(*to_frames(ob[:, 0], ob[:, 1], x, y, h), L, W)
         score = np.minimum(score, (gap - ob[None, :, 2]).min(axis=1))
-    corners = rectangle_corners(x, y, h, L, W)
-    far = np.hypot(corners[..., 0], corners[..., 1]).max(axis=1)
-    return np.minimum(score, sizes.play_area_radius - far)
+    return np.minimum(score, sizes.play_area_radius - lg.farthest_extent(x, y, h, L, W))
 
 
 @dataclass
@@ -371,6 +368,7 @@ class _Search:
     excluded: dict[int, int] = field(default_factory=dict)  # exclusion code -> boxes
     boxes: int = 0
     undecided: int = 0  # boxes left below the tolerance or the budget
+    over_budget: bool = False
 
 
 def branch_and_bound(placer: Placer, target: Target, rng: np.random.Generator, keep: int = 1,
@@ -411,6 +409,7 @@ def branch_and_bound(placer: Placer, target: Target, rng: np.random.Generator, k
         boxes = boxes[~small]
         if result.boxes + 2 * len(boxes) > max_boxes:
             result.undecided += len(boxes)
+            result.over_budget = True
             return result
         boxes = _split(boxes, size[~small])
     result.proved = result.undecided == 0
@@ -453,15 +452,17 @@ def one_marker(placer: Placer, target: Target, rng: np.random.Generator, keep: i
         return _OneMarker("unreachable", [], (
             f"no legal marker touches {target.id}: every placement covering the end was "
             f"excluded by a bound ({words})"))
+    why = (f"the search stopped at its budget of {MAX_BOXES} boxes" if search.over_budget
+           else f"boxes of placements smaller than {TOLERANCE} mm")
     return _OneMarker("undecided", [], (
-        f"undecided within tolerance: {search.undecided} boxes of placements smaller than "
-        f"{TOLERANCE} mm (or over the budget of {MAX_BOXES} boxes) were neither excluded nor "
-        f"holding a legal placement ({words})"))
+        f"undecided within tolerance: {search.undecided} boxes were neither excluded nor found "
+        f"to hold a legal touching placement ({why}; {words})"))
 
 
 def _found_words(found: _Found) -> str:
     extra = f"; {found.rejected} batched candidates failed the exact check" if found.rejected else ""
-    return f"{found.candidates} legal touching placements found, exactly checked{extra}"
+    n = found.candidates
+    return f"{n} legal touching placement{'s' * (n != 1)} found, exactly checked{extra}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -375,3 +375,30 @@ def test_scenario_hooks(ring, tmp_path):
     assert not ok and "reachable in 3" in message
     OUTPUTS["reach_map"](ring, tmp_path / "r.json", {"reach_map": "r.json", "max_markers": 1})
     assert json.loads((tmp_path / "r.json").read_text())["sectors"]["P0"]["fewest"] == 1
+
+
+def test_started_expedition_reaches_from_its_explorer(ring):
+    """Once E1 has a marker heading north, its explorer (not the start mark) is the end: P2,
+    100 mm north of the start, becomes a one-marker reach; the start mark no longer counts."""
+    from games.anasazi.actions import extend
+
+    state = ring.clone()
+    state.apply(extend(state, "E1", 90.0), 0)
+    r = reach(state, "E1", "P2", max_markers=1)
+    assert r.status == "reachable"
+    end = lg.explorer_centre(state.expeditions["E1"][-1], SIZES)
+    assert lg.expedition_end(state.board(), "E1")[:2] == end
+    assert "end at" not in r.reason  # found, not bounded
+    assert reach(state, "E1", "P0", max_markers=1).status == "unreachable"  # now too far east
+
+
+def test_another_expeditions_explorer_blocks(lane):
+    """anasazi/4.2/explorer-visible: E2's end explorer lies across E1's only way to P0, so no
+    marker of E1 may touch P0 (proved); before E2 is laid there, P0 is a one-marker reach."""
+    from games.anasazi.actions import extend
+
+    state = play_setup(make_setup(lane, starts={"E1": (0.0, 0.0), "E2": (25.0, 60.0)}))
+    assert reach(state, "E1", "P0", max_markers=1).status == "reachable"
+    state.apply(extend(state, "E2", 270.0), 0)  # its explorer ends at (25, 3)
+    r = reach(state, "E1", "P0", max_markers=1)
+    assert r.status == "unreachable" and "overlap a forbidden piece" in r.reason

@@ -104,8 +104,8 @@ class Board:
 def explorer_centre(pose: Pose, sizes: Sizes) -> tuple[float, float]:
     """The centre of the explorer printed on a marker at `pose` (on its axis, near its head)."""
     ahead = sizes.marker_length / 2.0 - sizes.explorer_offset
-    rad = math.radians(pose.heading)
-    return pose.x + ahead * math.cos(rad), pose.y + ahead * math.sin(rad)
+    c, s = cos_sin(pose.heading)
+    return pose.x + ahead * c, pose.y + ahead * s
 
 
 def explorer_centres(x: ArrayLike, y: ArrayLike, heading: ArrayLike, sizes: Sizes
@@ -124,8 +124,7 @@ def marker_polygon(pose: Pose, sizes: Sizes) -> shapely.Polygon:
     key = (pose.x, pose.y, pose.heading, sizes.marker_length, sizes.marker_width)
     poly = _POLYGONS.get(key)
     if poly is None:
-        rad = math.radians(pose.heading)
-        c, s = math.cos(rad), math.sin(rad)
+        c, s = cos_sin(pose.heading)
         a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
         poly = shapely.polygons(np.array([(pose.x + u * c - v * s, pose.y + u * s + v * c)
                                           for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))]))
@@ -170,9 +169,19 @@ def pose_covering(point: tuple[float, float], heading: float, sizes: Sizes, alon
     if abs(across) > half_across + EPS:
         raise ValueError(f"across must lie in [-{half_across:g}, {half_across:g}] mm, not {across!r}")
     local = -half_along + along
-    c, s = math.cos(math.radians(heading)), math.sin(math.radians(heading))
+    c, s = cos_sin(heading)
     return Pose(point[0] - (local * c - across * s), point[1] - (local * s + across * c),
                 float(heading))
+
+
+def cos_sin(heading: float) -> tuple[float, float]:
+    """cos and sin of a heading in degrees, exact for multiples of 90° (so a marker laid due
+    west of (350, 0) is written at y = 0.0, not 3.8e-15)."""
+    quarter, rest = divmod(float(heading), 90.0)
+    if rest == 0.0:
+        return ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[int(quarter) % 4]
+    rad = math.radians(heading)
+    return math.cos(rad), math.sin(rad)
 
 
 def expedition_end(board: Board, expedition: str) -> tuple[float, float, float]:

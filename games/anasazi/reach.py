@@ -261,7 +261,8 @@ def verify(placer: Placer, target: Target, theta: Array, a: Array, c: Array, kee
     score = robustness(step, target, x[idx], y[idx], h[idx], a[idx], c[idx])
     for i in idx[np.argsort(-score, kind="stable")][: keep + tries]:
         pose = placer.settle(Pose(float(x[i]), float(y[i]), float(h[i])))
-        if placer.check(pose).ok and touch_mask(target, step.sizes, *_arrays([pose]))[0]:
+        # Exactly as the rules collect a pueblo when the marker is laid (`touched_sectors`).
+        if placer.check(pose).ok and lg.marker_polygon(pose, step.sizes).intersects(target.polygon):
             found.poses.append(pose)
             if len(found.poses) >= keep:
                 break
@@ -871,7 +872,7 @@ def margin(state: Any, expedition: str, sector: str, pose: Pose, player: int | N
     verdict = placer.check(pose)
     if not verdict.ok:
         raise ValueError(f"the marker at {pose} is illegal: {verdict}")
-    if not touch_mask(target, placer.step.sizes, *_arrays([pose]))[0]:
+    if not lg.marker_polygon(pose, placer.step.sizes).intersects(target.polygon):
         raise ValueError(f"the marker at {pose} does not touch {sector}")
     return measure_margins(placer, target, [pose])[0]
 

@@ -26,7 +26,7 @@ from games.anasazi.reach import (
     ready, sectors_of,
 )
 from geomsim.cli import main
-from geomsim.geometry import Pose
+from geomsim.geometry import Pose, rectangle_corners
 
 SIZES = Sizes()
 L, W, R = SIZES.marker_length, SIZES.marker_width, SIZES.explorer_radius
@@ -227,7 +227,7 @@ def test_unreachable_never_returned_where_a_witness_exists(camps_state, heading,
     x, y, h = step.poses(np.array([heading]), np.array([a]), np.array([c]))
     pose = Pose(float(x[0]), float(y[0]), float(h[0]))
     assume(placer.check(pose).ok)
-    corners = lg.rectangle_corners(x, y, h, L, W)[0]
+    corners = rectangle_corners(x, y, h, L, W)[0]
     cx, cy = corners[np.argmax(np.hypot(*(corners - np.asarray(step.end)).T))]
     towards = np.array([x[0] - cx, y[0] - cy]) / math.hypot(x[0] - cx, y[0] - cy)
     qx, qy = np.array([cx, cy]) + towards * inset  # inside the marker, near its corner

@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from geomsim.rules import Action, ActionSpace, Game, IllegalAction, Player, State
+from geomsim.rules import Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State
 
 # -- the protocol -------------------------------------------------------------------------------
 
@@ -72,7 +72,13 @@ class RandomBot:
 
     def choose(self, state: State, player: Player, rng: np.random.Generator) -> Action:
         """A legal action of `player` drawn with `rng`."""
-        found = state.legal_actions(player).sample(rng, 1)
+        space = state.legal_actions(player)
+        if isinstance(space, FiniteActionSpace):  # direct indexing: a third of sample()'s cost
+            if len(space):
+                return space[int(rng.integers(len(space)))]
+            found = []
+        else:
+            found = space.sample(rng, 1)
         if not found:
             raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
         return found[0]
@@ -295,29 +301,34 @@ def _greedy(arg: str | None) -> Bot:
 def _ismcts(arg: str | None) -> Bot:
     if not arg:
         return ISMCTSBot()
-    if arg.endswith("s"):
-        seconds = _positive_float(arg[:-1], "ismcts", "seconds")
-        return ISMCTSBot(seconds=seconds, spec=f"ismcts:{arg}")
-    return ISMCTSBot(iterations=_positive_int(arg, "ismcts", "iterations"), spec=f"ismcts:{arg}")
+    budget, _, depth = arg.partition(":")
+    options: dict[str, Any] = {"spec": f"ismcts:{arg}"}
+    if depth:
+        options["rollout_depth"] = _positive_int(depth, "ismcts", "rollout depth", arg)
+    if budget.endswith("s"):
+        options["seconds"] = _positive_float(budget[:-1], "ismcts", "seconds", arg)
+    else:
+        options["iterations"] = _positive_int(budget, "ismcts", "iterations", arg)
+    return ISMCTSBot(**options)
 
 
-def _positive_int(text: str, bot: str, what: str) -> int:
+def _positive_int(text: str, bot: str, what: str, arg: str | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value < 1:
-        raise ValueError(f"bot {bot}:{text}: {what} must be a positive integer, not {text!r}")
+        raise ValueError(f"bot {bot}:{arg or text}: {what} must be a positive integer, not {text!r}")
     return value
 
 
-def _positive_float(text: str, bot: str, what: str) -> float:
+def _positive_float(text: str, bot: str, what: str, arg: str) -> float:
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"bot {bot}:{text}s: {what} must be a positive number, not {text!r}")
+        raise ValueError(f"bot {bot}:{arg}: {what} must be a positive number, not {text!r}")
     return value
 
 
@@ -325,7 +336,8 @@ BOTS: dict[str, Callable[[str | None], Bot]] = {"random": _random, "greedy": _gr
 BOT_HELP = {
     "random": "random (a uniformly sampled legal action)",
     "greedy": "greedy[:K] (one-step lookahead on evaluate, K candidates, default 32)",
-    "ismcts": "ismcts[:N | :Ts] (tree search, N iterations (default 200) or T seconds a move)",
+    "ismcts": "ismcts[:N | :Ts][:D] (tree search: N iterations (default 200) or T seconds a "
+              "move; rollouts cut after D decisions and scored by evaluate)",
 }
 
 

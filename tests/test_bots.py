@@ -221,6 +221,14 @@ def test_ismcts_widens_continuous_spaces_progressively() -> None:
     assert sum(e.visits for e in root.edges[0].values()) == 64
 
 
+def test_ismcts_cuts_rollouts_and_scores_them_with_evaluate() -> None:
+    # One decision of rollout from the empty square leaves the game unfinished: the reward
+    # comes from evaluate (the x of one's points), so the searcher still prefers the right side.
+    bot = ISMCTSBot(iterations=200, rollout_depth=1)
+    xs = [bot.choose(DISCS.new_state(players=2), 0, np.random.default_rng(s)).x for s in range(4)]
+    assert np.mean(xs) > 0.6
+
+
 def test_ismcts_time_budget_runs_at_least_one_iteration() -> None:
     bot = make_bot("ismcts:0.001s")
     state = GRID.new_state(players=2)
@@ -239,6 +247,8 @@ def test_registry_names_bots_and_budgets() -> None:
     assert make_bot("ismcts:300").iterations == 300
     assert make_bot("ismcts:0.5s").seconds == 0.5
     assert make_bot("ismcts:300").spec == "ismcts:300"
+    deep = make_bot("ismcts:0.2s:40")
+    assert (deep.seconds, deep.rollout_depth, deep.spec) == (0.2, 40, "ismcts:0.2s:40")
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -247,6 +257,7 @@ def test_registry_names_bots_and_budgets() -> None:
     ("ismcts:-1s", "seconds must be a positive number"),
     ("ismcts:nans", "seconds must be a positive number"),
     ("greedy:x", "candidate samples must be a positive integer"),
+    ("ismcts:50:0", "bot ismcts:50:0: rollout depth must be a positive integer"),
     ("random:3", "takes no argument"),
 ])
 def test_registry_rejects_bad_specs(spec: str, message: str) -> None:

@@ -126,15 +126,15 @@ RULES: dict[str, Rule] = dict([
     _rule("cibola/totem/move-rock-down", "Components", "Totem: 'Move 1 rock down by 1 chamber.'",
           "CibolaState._move_violations"),
     _rule("cibola/totem/explorer-points", "Points for Explorers", "Totem: 'Each explorer left to "
-          "you at the end of the game is worth 1 point.' (in addition to the pairs)", "score_sheet"),
+          "you at the end of the game is worth 1 point.' (in addition to the pairs)", "CibolaState.score_sheet"),
     _rule("cibola/totem/sundial-bonus", "Sundial", "Totem: 'Each of your sundials is worth 1 point "
-          "more.'", "score_sheet"),
+          "more.'", "CibolaState.score_sheet"),
     _rule("cibola/totem/shield-bonus", "Feathered Shield", "Totem: 'Each of your feathered shields "
-          "is worth 3 points more.'", "score_sheet"),
+          "is worth 3 points more.'", "CibolaState.score_sheet"),
     _rule("cibola/totem/snake-three", "Snake", "Totem: if a player has this card, they get 3 points "
-          "for each snake.", "score_sheet"),
+          "for each snake.", "CibolaState.score_sheet"),
     _rule("cibola/totem/cancel-skulls", "Skull", "Totem: 'Cancel 2 of your skulls.' The player "
-          "reduces their number of skulls by 2.", "score_sheet"),
+          "reduces their number of skulls by 2.", "CibolaState.score_sheet"),
     _rule("cibola/totem/move-rock-up", "Assumption (docs/assumptions/cibola.md)", "Totem (assumed): "
           "'Move 1 rock up by 1 chamber.'", "CibolaState._move_violations"),
     _rule("cibola/totem/take-explorers", "Assumption (docs/assumptions/cibola.md)", "Totem "
@@ -142,22 +142,22 @@ RULES: dict[str, Rule] = dict([
           "CibolaState._perform"),
     _rule("cibola/totem/statuette-points", "Assumption (docs/assumptions/cibola.md)", "Totem "
           "(assumed): 'Each of your statuettes is worth 1 point.' (besides the majority)",
-          "score_sheet"),
+          "CibolaState.score_sheet"),
     _rule("cibola/score/explorers", "Points for Explorers", "Each pair of explorers left to a "
-          "player at the end of the game = 1 point.", "score_sheet"),
+          "player at the end of the game = 1 point.", "CibolaState.score_sheet"),
     _rule("cibola/score/visible-value", "Points for Treasure Cards", "When counting points for a "
           "kind of treasure, players check the value visible on the temple (its first uncovered "
           "chamber from the top).", "CibolaState.visible_value"),
     _rule("cibola/score/statuette", "Statuette", "The player with the most statuettes earns the "
-          "value visible on the orange column; in a tie all tied players earn it.", "score_sheet"),
+          "value visible on the orange column; in a tie all tied players earn it.", "CibolaState.score_sheet"),
     _rule("cibola/score/sundial", "Sundial", "Every player earns the value visible on the blue "
-          "column for each sundial.", "score_sheet"),
+          "column for each sundial.", "CibolaState.score_sheet"),
     _rule("cibola/score/shield", "Feathered Shield", "Every player earns the value visible on the "
-          "pink column for each feathered shield.", "score_sheet"),
+          "pink column for each feathered shield.", "CibolaState.score_sheet"),
     _rule("cibola/score/snake", "Snake", "Every player earns the value visible on the green column "
-          "for each snake.", "score_sheet"),
+          "for each snake.", "CibolaState.score_sheet"),
     _rule("cibola/score/skull", "Skull", "The player with the most skulls earns the (negative) value "
-          "visible on the brown column; in a tie all tied players earn it.", "score_sheet"),
+          "visible on the brown column; in a tie all tied players earn it.", "CibolaState.score_sheet"),
     _rule("cibola/end/winner", "End of the Game", "The winner is the player who earned the most "
           "points. In case of a tie, the player with more explorers left wins.",
           "CibolaState.winners"),
@@ -490,10 +490,6 @@ class CibolaState(State):
         return self.pending[0] if self.stage != SEND and self.pending else None
 
     # -- the temple -----------------------------------------------------------------------------
-    def open_chambers(self, column: int) -> int:
-        """How many chambers of a column are uncovered."""
-        return self.covered[column].count(False)
-
     def visible_value(self, column: int) -> int:
         """The value of a column's first uncovered chamber from the top (`cibola/score/visible-value`)."""
         return self._columns[column].values[self.covered[column].index(False)]
@@ -545,7 +541,7 @@ class CibolaState(State):
     def _rock_actions(self) -> list[PlaceRock]:
         if self.rocks_left <= 0:
             return []
-        return [_rock(c, i) for c, chambers in enumerate(self.covered)
+        return [_rock_action(c, i) for c, chambers in enumerate(self.covered)
                 if chambers.count(False) >= 2 for i, cov in enumerate(chambers) if not cov]
 
     def _can_place_rock(self) -> bool:
@@ -631,7 +627,7 @@ class CibolaState(State):
     def _send_violations(self, action: Send, player: int) -> list[Violation]:
         have = self.explorers[player]
         n = action.explorers
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= have:
+        if not _is_int(n) or not 0 <= n <= have:
             return [Violation("cibola/send/count", f"player {player} has {have} explorers: send 0 "
                               f"to {have}, not {n!r}", {"sent": n, "explorers": have})]
         return []
@@ -658,7 +654,7 @@ class CibolaState(State):
         return [wrong] if wrong else []
 
     def _totem_violations(self, action: ChooseTotem) -> list[Violation]:
-        if action.totem not in self.offer:
+        if not _is_int(action.totem) or action.totem not in self.offer:
             return [Violation("cibola/symbol/totem", f"totem {action.totem!r} does not lie above the "
                               f"temple (there: {self.offer})", {"offer": list(self.offer)})]
         return []
@@ -681,7 +677,7 @@ class CibolaState(State):
         return [wrong] if wrong else []
 
     def _copy_violations(self, action: CopyTotem) -> list[Violation]:
-        if action.totem not in self._copyable():
+        if not _is_int(action.totem) or action.totem not in self._copyable():
             return [Violation("cibola/totem/copy", f"totem {action.totem!r} is not another totem "
                               f"card used during the game (used: {self._copyable()})",
                               {"used": self._copyable()})]
@@ -1048,7 +1044,7 @@ class CibolaState(State):
         for i in range(len(self.history) - 1, -1, -1):
             who, action, events = self.history[i]
             if who == player and action.kind == "send":
-                self.history[i] = (who, _send(n), events)
+                self.history[i] = (who, _send_action(n), events)
                 return
 
     def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
@@ -1058,16 +1054,21 @@ class CibolaState(State):
         return draw_state(self, ax=ax, reveal=reveal, **options)
 
 
+def _is_int(value: Any) -> bool:
+    """True for a plain integer (not a bool, which Python counts as one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _chamber(number: Any) -> int:
     """A chamber number as written (1 = top) to an index; -1 for anything not an integer."""
-    return number - 1 if isinstance(number, int) and not isinstance(number, bool) else -1
+    return number - 1 if _is_int(number) else -1
 
 
-def _rock(column: int, index: int) -> PlaceRock:
+def _rock_action(column: int, index: int) -> PlaceRock:
     """The (shared) action placing a rock on chamber `index` (0 = top) of `column`."""
     row = _ROCKS[column]
     return row[index] if index < len(row) else PlaceRock(TREASURES[column], index + 1)
 
 
-def _send(n: int) -> Send:
+def _send_action(n: int) -> Send:
     return _SENDS[n] if 0 <= n < len(_SENDS) else Send(n)

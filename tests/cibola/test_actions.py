@@ -39,3 +39,36 @@ def test_bad_action_text_names_the_problem(text, words):
     with pytest.raises(ValueError) as err:
         GAME.parse_action(text)
     assert words in str(err.value)
+
+
+def test_every_rule_names_a_real_function():
+    """Each rule's enforced_by resolves to a function of games.cibola.rules."""
+    import importlib
+
+    for rule in GAME.rules.values():
+        module, path = rule.enforced_by.split(":")
+        target = importlib.import_module(module)
+        for part in path.split("."):
+            target = getattr(target, part)
+        assert callable(target), rule.id
+
+
+def test_malformed_fields_are_illegal_not_errors():
+    """Actions built in code with wrong field types are refused with the rule they break."""
+    from geomsim.rules import IllegalAction
+    from tests.cibola.helpers import card_ids, deck_with_top, new
+
+    state = new(2, torch=0, deck=deck_with_top(card_ids("totem", deck=1)[:1] + card_ids(None)[:3]),
+                totems=[1, 2, 3, 5, 6])
+    for action in (Send(True), Send("3"), Send(-1)):
+        assert state.check(action, 0).rules == ("cibola/send/count",)
+    state.apply(Send(1), 0)
+    state.apply(Send(0), 1)
+    for action in (Take("AB"), Take(1), Take("E")):
+        assert state.check(action, 0).rules == ("cibola/obtain/one-card",)
+    with pytest.raises(IllegalAction) as err:
+        state.apply(PlaceRock("sundial", 1), 0)
+    assert err.value.rule == "cibola/obtain/one-card"
+    state.apply(Take("A"), 0)
+    assert state.check(ChooseTotem(True), 0).rules == ("cibola/symbol/totem",)
+    assert state.check(ChooseTotem(1), 0).ok

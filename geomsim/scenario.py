@@ -1098,21 +1098,27 @@ def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:
 
 def replay(log: GameLog, output: str | Path, fps: float = 2.0, options: Mapping[str, Any] | None = None,
            dpi: int = 100) -> list[Path]:
-    """Draw a logged game move by move: a GIF (``.gif``) or numbered PNGs in a folder."""
-    from geomsim.plotting import new_axes, save
+    """Draw a logged game move by move: a GIF (``.gif``) or numbered PNGs in a folder.
+
+    The first frame is drawn on the figure the game's `draw` makes (its preferred size); the
+    others redraw the same Axes, so every frame has the same size."""
+    from geomsim.plotting import save
 
     output = Path(output)
     options = dict(options or {})
-    ax = new_axes()
+    frames = log.frames()
+    title, state = next(frames)
+    ax = state.draw(**options)
+    ax.set_title(title)
     fig = ax.figure
 
-    def draw(title: str, state: State) -> None:
-        ax.clear()
-        ax.set_aspect("equal")
-        ax.set_xticks([])
-        ax.set_yticks([])
-        state.draw(ax=ax, **options)
-        ax.set_title(title)
+    def pictures() -> Iterator[None]:
+        yield None  # the first frame, drawn above
+        for title, state in frames:
+            ax.clear()
+            state.draw(ax=ax, **options)
+            ax.set_title(title)
+            yield None
 
     if output.suffix.lower() == ".gif":
         from matplotlib.animation import PillowWriter
@@ -1122,18 +1128,13 @@ def replay(log: GameLog, output: str | Path, fps: float = 2.0, options: Mapping[
         writer = PillowWriter(fps=fps)
         try:
             with writer.saving(fig, str(tmp), dpi):
-                for title, state in log.frames():
-                    draw(title, state)
+                for _ in pictures():
                     writer.grab_frame()
             tmp.replace(output)
         finally:
             tmp.unlink(missing_ok=True)
         return [output]
-    written = []
-    for number, (title, state) in enumerate(log.frames()):
-        draw(title, state)
-        written.append(save(fig, output / f"{number:04d}.png", dpi=dpi))
-    return written
+    return [save(fig, output / f"{number:04d}.png", dpi=dpi) for number, _ in enumerate(pictures())]
 
 
 # -- command line --------------------------------------------------------------------------

@@ -265,13 +265,13 @@ def parse_action(text: str) -> Action:
     """The action written in text form; `ValueError` naming what is wrong otherwise."""
     if not isinstance(text, str):
         raise ValueError(f"cibola action: expected text, got {type(text).__name__}")
-    words = " ".join(text.split())
-    verb = words.split(" ", 1)[0].lower() if words else ""
+    words = " ".join(text.split()).lower()
+    verb = words.split(" ", 1)[0] if words else ""
     if verb not in _PATTERNS:
         raise ValueError(f"cibola action {text!r}: unknown verb {verb!r} "
                          f"(known: {', '.join(_PATTERNS)})")
     pattern, form = _PATTERNS[verb]
-    m = pattern.fullmatch(verb + words[len(verb):])
+    m = pattern.fullmatch(words)
     if m is None:
         raise ValueError(f"cibola action {text!r}: expected {form}")
     g = m.groups()

@@ -22,6 +22,7 @@ def test_action_text_is_forgiving_about_spaces_and_case():
     """Extra spaces, a lower-case slot and an upper-case verb are read as meant."""
     assert GAME.parse_action("  take   b ") == Take("B")
     assert GAME.parse_action("SEND 3") == Send(3)
+    assert GAME.parse_action("Rock Sundial 2") == PlaceRock("sundial", 2)
 
 
 @pytest.mark.parametrize("text, words", [

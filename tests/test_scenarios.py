@@ -193,6 +193,9 @@ def _broken(spec: dict, state_players: int) -> dict | None:
             spec["contains"] = "no such thing"
     elif "event" in spec:
         spec["count"] = spec.get("count", 1) + 1
+    elif "reachable" in spec or "unreachable" in spec:  # Anasazi's reach kinds: the opposite
+        kind = "reachable" if "reachable" in spec else "unreachable"
+        spec["unreachable" if kind == "reachable" else "reachable"] = spec.pop(kind)
     else:
         return None
     return spec

@@ -1,0 +1,200 @@
+"""The exact (shapely) and batched (numpy) legality paths agree, rule by rule, on random boards
+and placements, tangent and near-tangent ones included (the tolerance is 1e-9 mm; gaps of
+1e-12 mm count as touching, gaps of 1e-6 mm as overlapping or apart)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.anasazi import legality as lg
+from games.anasazi.legality import Board, Camp
+from geomsim.geometry import Pose
+
+from .conftest import lab_table
+
+TABLE = lab_table()
+SIZES = TABLE.sizes
+A, B = SIZES.marker_length / 2.0, SIZES.marker_width / 2.0
+R = SIZES.play_area_radius
+EXPEDITIONS = [e.id for e in TABLE.expedition_camps]
+GAPS = [0.0, 1e-12, -1e-12, 1e-6, -1e-6, 0.5, -0.5]  # mm beyond touching (negative: overlap)
+
+settings.register_profile("legality", max_examples=150, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+
+coord = st.floats(-90.0, 90.0, allow_nan=False)
+angle = st.floats(0.0, 360.0, allow_nan=False, exclude_max=True)
+gap = st.sampled_from(GAPS)
+
+
+def _near(centre, draw):
+    return centre[0] + draw(coord), centre[1] + draw(coord)
+
+
+@st.composite
+def boards(draw):
+    """A board around one expedition's end: base camps, other expeditions' markers."""
+    expedition = draw(st.sampled_from(EXPEDITIONS))
+    start = TABLE.expedition_camp(expedition).start
+    centre = start if draw(st.booleans()) else (draw(coord), draw(coord))
+    expeditions = {}
+    for e in EXPEDITIONS:
+        n = draw(st.integers(0, 2))
+        expeditions[e] = tuple(Pose(*_near(centre, draw), draw(angle)) for _ in range(n))
+    camps = tuple(Camp(draw(st.integers(0, 2)), *_near(centre, draw))
+                  for _ in range(draw(st.integers(0, 8))))
+    fresh = frozenset(i for i in range(len(camps)) if draw(st.booleans()))
+    return Board(TABLE, camps, expeditions, fresh), expedition, draw(st.integers(0, 2))
+
+
+def _discs(board, player, expedition):
+    """Every disc a marker's rules look at: the target, camps, end explorers, start marks."""
+    found = [lg.expedition_end(board, expedition)]
+    found += [(c.x, c.y, SIZES.base_camp_radius) for c in board.camps]
+    found += [(x, y, SIZES.explorer_radius) for _, x, y in lg.end_explorers(board)]
+    found += [(*e.start, SIZES.start_mark_radius) for e in TABLE.expedition_camps]
+    return found
+
+
+@st.composite
+def poses(draw, board, player, expedition):
+    """A marker pose: covering the target, random, tangent to a disc (side or end), or touching
+    the play area's edge — each with a gap of 0, ±1e-12, ±1e-6 or ±0.5 mm."""
+    kind = draw(st.sampled_from(["cover", "random", "side", "end", "edge"]))
+    h = draw(angle)
+    u = np.array([math.cos(math.radians(h)), math.sin(math.radians(h))])
+    n = np.array([-u[1], u[0]])
+    x, y, r = lg.expedition_end(board, expedition)
+    if kind == "cover":
+        half_along, half_across = lg.cover_room(SIZES, r)
+        along = draw(st.sampled_from([0.0, 2 * half_along]) | st.floats(0.0, 2 * half_along))
+        across = draw(st.sampled_from([-half_across, 0.0, half_across])
+                      | st.floats(-half_across, half_across))
+        return lg.pose_covering((x, y), h, SIZES, along=along, across=across, radius=r)
+    if kind == "random":
+        return Pose(*_near((x, y), draw), h)
+    if kind == "edge":  # the farthest corner (a, ±b) at distance R + gap from the centre
+        corner = A * u + draw(st.sampled_from([-1.0, 1.0])) * B * n
+        size = float(np.hypot(*corner))
+        centre = (R - size + draw(gap)) * corner / size
+        return Pose(float(centre[0]), float(centre[1]), h)
+    dx, dy, dr = draw(st.sampled_from(_discs(board, player, expedition)))
+    side = draw(st.sampled_from([-1.0, 1.0]))
+    if kind == "side":  # the disc's centre beside a long side, `gap` beyond touching
+        local = (draw(st.floats(-A, A)), side * (B + dr + draw(gap)))
+    else:  # beyond a short end
+        local = (side * (A + dr + draw(gap)), draw(st.floats(-B, B)))
+    centre = np.array([dx, dy]) - local[0] * u - local[1] * n
+    return Pose(float(centre[0]), float(centre[1]), h)
+
+
+def _exact(board, player, expedition, pose):
+    return {v.rule for v in lg.marker_violations(board, player, expedition, pose)}
+
+
+def _batched(board, player, expedition, pose, near_target=False):
+    ctx = lg.marker_context(board, player, expedition, near_target=near_target)
+    check = lg.check_markers(ctx, [pose.x], [pose.y], [pose.heading])
+    return {rule for rule, mask in check.broken.items() if mask[0]}, bool(check.ok[0])
+
+
+@settings(settings.get_profile("legality"))
+@given(st.data())
+def test_marker_paths_agree(data):
+    """`anasazi/4.2/cover-explorer`, `anasazi/4.2/play-area`, `anasazi/4.2/other-camp`,
+    `anasazi/4.2/new-camp`, `anasazi/4.2/explorer-visible`: exact and batched verdicts agree
+    rule by rule, tangent cases included."""
+    board, expedition, player = data.draw(boards())
+    pose = data.draw(poses(board, player, expedition))
+    exact = _exact(board, player, expedition, pose)
+    batched, ok = _batched(board, player, expedition, pose)
+    assert exact == batched, (pose, exact, batched)
+    assert ok == (not exact) == _batched(board, player, expedition, pose, near_target=True)[1]
+
+
+def test_tangent_cases_are_allowed():
+    """Touching is not covering: a marker tangent to another player's camp, to another
+    expedition's explorer, and to the play area's edge is legal on both paths; 1e-6 mm more is
+    not. A start mark tangent to the inside of the marker is covered."""
+    camp = Camp(1, 0.0, -(B + SIZES.base_camp_radius))  # tangent below a marker along x
+    other = Pose(60.0, B + SIZES.explorer_radius - 26.0, 90.0)  # its explorer tangent above
+    board = Board(TABLE, (camp,), {"E1": (Pose(-26.0, 0.0, 0.0),), "E2": (other,)})
+    # The new E1 marker: covers E1's explorer at (0, 0) exactly at its tail.
+    pose = lg.pose_covering((0.0, 0.0), 0.0, SIZES)
+    assert lg.explorer_centre(other, SIZES) == (60.0, B + SIZES.explorer_radius)
+    assert _exact(board, 0, "E1", pose) == set() == _batched(board, 0, "E1", pose)[0]
+    for dy in (1e-6, -1e-6):  # into the camp, or into the other explorer
+        moved = Pose(pose.x, pose.y + dy, 0.0)
+        assert _exact(board, 0, "E1", moved) == _batched(board, 0, "E1", moved)[0] != set()
+
+
+@st.composite
+def camp_points(draw):
+    """Base camp centres: random, or `gap` beyond touching a mesa side, a camp, a marker, an
+    expedition base camp tile or the play area's edge."""
+    r = SIZES.base_camp_radius
+    kind = draw(st.sampled_from(["random", "mesa", "camp", "marker", "edge"]))
+    g = draw(gap)
+    if kind == "random":
+        return draw(st.floats(-R, R)), draw(st.floats(-R, R))
+    if kind == "mesa":
+        x0, y0, x1, y1 = draw(st.sampled_from([m.polygon.bounds for m in TABLE.mesas]
+                                              + [t.polygon.bounds for t in TABLE.expedition_camps]))
+        t = draw(st.floats(0.0, 1.0))
+        return draw(st.sampled_from([(x0 + t * (x1 - x0), y1 + r + g), (x1 + r + g, y0 + t * (y1 - y0)),
+                                     (x0 - r - g, y0 + t * (y1 - y0)), (x0 + t * (x1 - x0), y0 - r - g)]))
+    h = math.radians(draw(angle))
+    if kind == "camp":
+        return 100.0 + (2 * r + g) * math.cos(h), 100.0 + (2 * r + g) * math.sin(h)
+    if kind == "marker":  # beside the marker at (0, -100) heading 0
+        return draw(st.floats(-A, A)), -100.0 + draw(st.sampled_from([-1, 1])) * (B + r + g)
+    return (R - r + g) * math.cos(h), (R - r + g) * math.sin(h)
+
+
+@settings(settings.get_profile("legality"))
+@given(camp_points())
+def test_camp_paths_agree(point):
+    """`anasazi/4.1/valley`, `anasazi/4.1/play-area`, `anasazi/4.1/not-on-camp`,
+    `anasazi/4.1/directly-on-play-area`: exact and batched verdicts on base camps agree."""
+    board = Board(TABLE, (Camp(0, 100.0, 100.0),), {"E1": (Pose(0.0, -100.0, 0.0),)})
+    exact = {v.rule for v in lg.camp_violations(board, *point)}
+    check = lg.check_camps(board, [point[0]], [point[1]])
+    assert exact == {rule for rule, mask in check.broken.items() if mask[0]}, point
+    assert bool(check.ok[0]) == (not exact)
+
+
+def test_batched_many_poses_agree_with_exact():
+    """A batch of 2,000 covering and random poses on one busy board: the mask equals the exact
+    verdicts one by one."""
+    rng = np.random.default_rng(7)
+    camps = tuple(Camp(int(o), float(x), float(y)) for o, x, y in
+                  zip(rng.integers(0, 3, 12), rng.uniform(-330, -230, 12), rng.uniform(-60, 60, 12)))
+    board = Board(TABLE, camps, {"E1": (Pose(-319.0, 0.0, 0.0),), "E4": (Pose(-319.0, 80.0, 0.0),)},
+                  frozenset({0, 1}))
+    ctx = lg.marker_context(board, 0, "E1")
+    h = rng.uniform(0, 360, 2000)
+    x = np.where(np.arange(2000) % 2 == 0, -293.0, rng.uniform(-340, -240, 2000))
+    y = rng.uniform(-6, 6, 2000)
+    check = lg.check_markers(ctx, x, y, h)
+    exact = np.array([not lg.marker_violations(board, 0, "E1", Pose(a, b, c))
+                      for a, b, c in zip(x, y, h)])
+    assert (check.ok == exact).all() and 0 < check.ok.sum() < 2000
+    sampled = lg.legal_marker_poses(ctx, rng, 500)
+    assert len(sampled[0]) and all(not lg.marker_violations(board, 0, "E1", Pose(*p))
+                                   for p in zip(*sampled))
+
+
+def test_touched_sectors_batch_agrees():
+    """`anasazi/4.2/divided-pueblo`: the batched touch mask equals the exact touched sectors."""
+    rng = np.random.default_rng(11)
+    x, y = rng.uniform(-220, -100, 300), rng.uniform(-40, 40, 300)
+    h = rng.uniform(0, 360, 300)
+    mask = lg.touched_sectors_batch(TABLE, x, y, h)
+    ids = [s.id for s in TABLE.sectors]
+    for i in range(300):
+        assert {ids[j] for j in np.flatnonzero(mask[i])} == set(lg.touched_sectors(TABLE, Pose(x[i], y[i], h[i])))
+    assert mask[:, ids.index("P1l")].any() and mask[:, ids.index("P1s")].any()

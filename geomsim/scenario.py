@@ -428,7 +428,7 @@ def merge(base: Any, changes: Any) -> Any:
 
 
 _PREFIX = re.compile(r"^\s*([^:\s][^:]*?)\s*:\s*(.*)$", re.S)
-_PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_PATH_TOKEN = re.compile(r"""([^.\[\]"']+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]""")
 
 
 class _Builder:
@@ -692,14 +692,18 @@ COMPARATORS = ("equals", "contains", "length", "at_least", "at_most")
 
 
 def property_path(text: str) -> list[str | int]:
-    """Parse ``a.b[2].c`` (or ``a.b.2.c``) into keys and indices; `ValueError` if malformed."""
+    """Parse ``a.b[2].c`` (or ``a.b.2.c``; keys with dots or commas quoted: ``a["0,-1"]``) into
+    keys and indices; `ValueError` if malformed."""
     parts: list[str | int] = []
     pos = 0
     for match in _PATH_TOKEN.finditer(text):
         between = text[pos:match.start()]
         if between not in ("", ".") or (between == "" and pos and match.group(1)):
             break
-        parts.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
+        word, index, quoted = match.group(1), match.group(2), match.group(3) or match.group(4)
+        if word is None and index is None and quoted is None:
+            quoted = ""  # [""] names the empty key
+        parts.append(word if word is not None else int(index) if index is not None else quoted)
         pos = match.end()
     else:
         if pos == len(text) and parts:

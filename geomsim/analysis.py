@@ -259,9 +259,41 @@ class Interrupted(Exception):
         super().__init__(f"interrupted after {written} of {total} games")
 
 
-def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
-    for i in range(0, len(items), size):
-        yield list(items[i:i + size])
+TASK_SECONDS = 0.1  # automatic chunks aim at tasks this long: scheduling costs stay below 1-2%
+MAX_CHUNK = 256
+
+
+@dataclass
+class _Chunker:
+    """Cuts the seeds to play into tasks: `size` games each, or sized from the games played.
+
+    Automatic sizing starts at one game a task and then packs about `TASK_SECONDS` of play
+    into each, never so many that fewer than `slots` tasks remain for the workers at the end.
+    """
+
+    seeds: Sequence[int]
+    slots: int
+    size: int | None = None
+    played: int = 0
+    seconds: float = 0.0
+
+    def record(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Learn the time per game from finished rows."""
+        self.played += len(rows)
+        self.seconds += sum(r.get("seconds", 0.0) for r in rows)
+
+    def __iter__(self) -> Iterator[list[int]]:
+        i = 0
+        while i < len(self.seeds):
+            size = self.size or self._auto(len(self.seeds) - i)
+            yield list(self.seeds[i:i + size])
+            i += size
+
+    def _auto(self, left: int) -> int:
+        if not self.played:
+            return 1
+        per_game = max(self.seconds / self.played, 1e-6)
+        return max(1, min(MAX_CHUNK, int(TASK_SECONDS / per_game), left // self.slots))
 
 
 @contextmanager
@@ -281,12 +313,12 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: int = 1,
+def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: int | None = None,
               progress: bool | None = None) -> list[dict[str, Any]]:
     """Play the batch's games not yet in ``out/games.jsonl`` and return all its rows.
 
     Rows are appended as games finish; at the end the file is rewritten sorted by seed.
-    Raises `Interrupted` on Ctrl-C (pending games cancelled, written rows kept) and `GameFailed`
+    Each task plays `chunk` games (None: sized automatically, see `_Chunker`). Raises `Interrupted` on Ctrl-C (pending games cancelled, written rows kept) and `GameFailed`
     when a game raises.
     """
     from tqdm import tqdm
@@ -298,7 +330,8 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     todo = [s for s in batch.seeds() if s not in done]
     write_text(out / BATCH, json.dumps(batch.record(), indent=1) + "\n")
     pending: set[Future] = set()
-    work = _chunks(todo, chunk)
+    chunker = _Chunker(todo, pool.capacity, chunk)
+    work = iter(chunker)
     bar = tqdm(total=batch.games, initial=batch.games - len(todo), unit="game", file=sys.stderr,
                disable=(not sys.stderr.isatty()) if progress is None else not progress,
                dynamic_ncols=True, smoothing=0.1)
@@ -315,11 +348,12 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
                     break
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    for row in future.result():
-                        f.write(_row_line(row))
-                        f.flush()
-                        rows.append(row)
-                        bar.update(1)
+                    done_rows = future.result()
+                    f.write("".join(_row_line(row) for row in done_rows))
+                    f.flush()  # the rows of a task finish together: on disk before the next wait
+                    rows.extend(done_rows)
+                    chunker.record(done_rows)
+                    bar.update(len(done_rows))
     except KeyboardInterrupt:
         for future in pending:
             future.cancel()
@@ -630,8 +664,8 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
 @click.option("--force", is_flag=True, help="Start over, replacing the rows in the output folder.")
 @click.option("--fixed-seats", is_flag=True,
               help="Keep each bot in its seat (default: rotate the line-up by one seat a game).")
-@click.option("--chunk", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Games per task (larger cuts scheduling overhead for very short games).")
+@click.option("--chunk", type=click.IntRange(min=1), default=None,
+              help="Games per task (default: automatic, about 0.1 s of play a task).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=100_000, show_default=True,
               help="Stop a game after this many decisions (it is recorded as unfinished).")
 @click.option("--progress/--no-progress", default=None,
@@ -639,7 +673,7 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
 @click.option("--no-plot", is_flag=True, help="Skip analysis.png.")
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
                     scenario: Path | None, workers: int | None, scheduler: str | None,
-                    output: Path, resume: bool, force: bool, fixed_seats: bool, chunk: int,
+                    output: Path, resume: bool, force: bool, fixed_seats: bool, chunk: int | None,
                     max_steps: int, progress: bool | None, no_plot: bool) -> None:
     """Play many games of GAME with bots and summarize who wins.
 

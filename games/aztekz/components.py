@@ -1,0 +1,180 @@
+"""The components of Aztekz as data: pyramid cards, soul pieces, heroes, and the numbers the rules use.
+
+The defaults live in `components.json` beside this module (docs/assumptions/aztekz.md says what
+the rulebook does not and why each default was chosen). A user replaces any top-level key with
+`load_components(overrides)`; `new_state(setup={"components": {...}})` does the same.
+
+A pyramid card is a square whose four sides are open (a path leaves) or walled, kept as a side
+mask of `geomsim.discrete` (N=1, E=2, S=4, W=8); a card is placed in any of four rotations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from geomsim.discrete import parse_sides, rotate_sides, sides_text
+
+DEFAULT_PATH = Path(__file__).with_name("components.json")
+
+# A player's three heroes, in index order: the chief and the two slaves.
+HEROES = ("chief", "slave1", "slave2")
+CHIEF = 0
+SLAVES = (1, 2)
+
+
+@dataclass(frozen=True)
+class CardType:
+    """A kind of pyramid card: its name, open sides (unrotated) and how many are in the box."""
+
+    name: str
+    sides: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Components:
+    """Everything in the box and the numbers of the rules, as validated data."""
+
+    card_types: tuple[CardType, ...]
+    soul_kinds: tuple[str, ...]
+    souls_per_kind: int
+    grid_size: int
+    max_heroes_per_card: int
+    chief_steps: int
+    slave_steps: int
+    thefts_per_turn: int
+    stall_limit: int | None  # turns in a row without a placed card that end the game; None: never
+    data: Mapping[str, Any]  # the JSON-able source, for state files
+
+    def __post_init__(self) -> None:
+        sides, types = [], []
+        for t in self.card_types:
+            sides += [t.sides] * t.count
+            types += [t.name] * t.count
+        # Card ids are positions in this expansion: card i has sides card_sides[i].
+        object.__setattr__(self, "card_sides", tuple(sides))
+        object.__setattr__(self, "card_type", tuple(types))
+        object.__setattr__(self, "orientations", tuple(orientations(s) for s in sides))
+
+    @property
+    def cards(self) -> int:
+        """How many pyramid cards are in the box."""
+        return len(self.card_sides)  # type: ignore[attr-defined]
+
+    def souls(self) -> list[str]:
+        """Every soul piece by kind, in kind order (the unshuffled supply)."""
+        return [k for k in self.soul_kinds for _ in range(self.souls_per_kind)]
+
+    def sides(self, card: int, rotation: int) -> int:
+        """The open sides of card `card` turned clockwise `rotation` quarter turns."""
+        return rotate_sides(self.card_sides[card], rotation)  # type: ignore[attr-defined]
+
+
+def orientations(sides: int) -> tuple[tuple[int, int], ...]:
+    """The distinct (rotation, side mask) pairs of a card, the smallest rotation of each mask."""
+    seen: dict[int, int] = {}
+    for r in range(4):
+        seen.setdefault(rotate_sides(sides, r), r)
+    return tuple((r, m) for m, r in seen.items())
+
+
+def _fail(field: str, message: str) -> None:
+    raise ValueError(f"aztekz components: {field}: {message}")
+
+
+def _int(value: Any, field: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(field, f"expected an integer, got {value!r}")
+    if value < low:
+        _fail(field, f"must be at least {low}, got {value}")
+    return value
+
+
+def _card_type(data: Any, i: int) -> CardType:
+    where = f"cards[{i}]"
+    if not isinstance(data, Mapping):
+        _fail(where, f"expected an object with type, sides and count, got {data!r}")
+    name = data.get("type")
+    if not isinstance(name, str) or not name:
+        _fail(f"{where}.type", f"expected a name, got {name!r}")
+    text = data.get("sides")
+    if not isinstance(text, str):
+        _fail(f"{where}.sides", f"expected open sides as letters like 'NES', got {text!r}")
+    try:
+        sides = parse_sides(text)
+    except ValueError as e:
+        _fail(f"{where}.sides", str(e))
+    return CardType(name, sides, _int(data.get("count"), f"{where}.count", 0))
+
+
+def build_components(data: Mapping[str, Any]) -> Components:
+    """Validate component data (the format of components.json) into `Components`."""
+    for key in ("cards", "souls", "grid_size", "max_heroes_per_card", "chief_steps",
+                "slave_steps", "thefts_per_turn", "stall_limit"):
+        if key not in data:
+            _fail(key, "missing")
+    if not isinstance(data["cards"], list) or not data["cards"]:
+        _fail("cards", "expected a non-empty list of card types")
+    types = tuple(_card_type(c, i) for i, c in enumerate(data["cards"]))
+    souls = data["souls"]
+    if not isinstance(souls, Mapping):
+        _fail("souls", f"expected an object with kinds and per_kind, got {souls!r}")
+    kinds = souls.get("kinds")
+    if (not isinstance(kinds, list) or not kinds or len(set(kinds)) != len(kinds)
+            or not all(isinstance(k, str) and k.isidentifier() for k in kinds)):
+        _fail("souls.kinds", f"expected distinct one-word names, got {kinds!r}")
+    stall = data["stall_limit"]
+    comp = Components(
+        card_types=types,
+        soul_kinds=tuple(kinds),
+        souls_per_kind=_int(souls.get("per_kind"), "souls.per_kind", 0),
+        grid_size=_int(data["grid_size"], "grid_size", 1),
+        max_heroes_per_card=_int(data["max_heroes_per_card"], "max_heroes_per_card", 3),
+        chief_steps=_int(data["chief_steps"], "chief_steps", 0),
+        slave_steps=_int(data["slave_steps"], "slave_steps", 0),
+        thefts_per_turn=_int(data["thefts_per_turn"], "thefts_per_turn", 0),
+        stall_limit=None if stall is None else _int(stall, "stall_limit", 1),
+        data=json.loads(json.dumps(dict(data))),
+    )
+    if comp.cards < 5:
+        _fail("cards", f"expected at least 5 cards (4 start cards and one to play), got {comp.cards}")
+    return comp
+
+
+@cache
+def _default_data() -> str:
+    return DEFAULT_PATH.read_text(encoding="utf-8")
+
+
+def default_data() -> dict[str, Any]:
+    """A fresh copy of the default component data."""
+    return json.loads(_default_data())
+
+
+def load_components(overrides: Mapping[str, Any] | None = None) -> Components:
+    """The default components with top-level keys replaced by `overrides`."""
+    data = default_data()
+    if overrides is not None:
+        if not isinstance(overrides, Mapping):
+            _fail("components", f"expected an object of overrides, got {overrides!r}")
+        unknown = set(overrides) - set(data)
+        if unknown:
+            _fail(", ".join(sorted(unknown)), f"unknown key (known: {', '.join(sorted(data))})")
+        data.update(overrides)
+    return _cached(json.dumps(data, sort_keys=True))
+
+
+@cache
+def _cached(text: str) -> Components:
+    # States of one game share one Components object: it is immutable.
+    return build_components(json.loads(text))
+
+
+def card_label(comp: Components, card: int) -> str:
+    """A short text for a card: ``#7 corner NE``."""
+    return f"#{card} {comp.card_type[card]} {sides_text(comp.card_sides[card])}"  # type: ignore[attr-defined]

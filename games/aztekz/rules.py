@@ -1,0 +1,1004 @@
+"""The rules of Aztekz (rulebooks/aztekz.txt) as functions over a state.
+
+Players are numbered 0 to N-1 clockwise. Each has three heroes: ``chief``, ``slave1`` and
+``slave2``. Cards lie on an unbounded plane of cells ``x,y`` (north is +y) whose extent may not
+exceed 5 x 5; the first card lies at ``0,0``.
+
+A turn is a sequence of decisions, each an action with a one-line text form:
+
+==================  =================================================================
+``chief``           choose the hero to move this turn (also ``slave1``, ``slave2``)
+``slave1 E``        the chosen hero steps one card across side N, E, S or W
+``take sun``        the chosen slave takes one soul of that kind lying on its card
+``drop``            the chosen slave leaves its whole pile on its card
+``scare``           the chosen slave scares away every soul on its card; it must move on
+                    and the drawn card must then be placed on that card
+``give``            the chosen slave gives its pile (2 or more) to its chief, on the same card
+``steal 2.slave1``  the chosen chief steals the pile of player 2's slave1 on his card
+``end``             end the move phase (also without choosing a hero: no hero moves)
+``place 1,-2 r1``   place the drawn card at cell 1,-2 turned 1 quarter turn clockwise
+``return``          put the drawn card and soul at the bottom of their piles, face down
+==================  =================================================================
+
+The draw phase needs no decision: a turn starts with the card and soul drawn. During setup each
+player in turn places a drawn card (``place``; the first at ``0,0``) with their three heroes on it.
+Interpretations of the rulebook are listed in docs/assumptions/aztekz.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from geomsim.discrete import (
+    OPPOSITE,
+    SIDE_NAMES,
+    SIDES,
+    BoundedGrid,
+    Cell,
+    Deck,
+    neighbour,
+)
+from geomsim.rules import (
+    ENGINE_FORM_RULE,
+    Action,
+    ActionSpace,
+    Event,
+    FiniteActionSpace,
+    Game,
+    Rule,
+    State,
+    Violation,
+)
+from games.aztekz.components import CHIEF, HEROES, SLAVES, Components, load_components
+
+SETUP, MOVE, PLACE, OVER = "setup", "move", "place", "over"
+SIDE_OF = {name: side for side, name in SIDE_NAMES.items()}
+MIDDLE: Cell = (0, 0)
+
+
+# -- actions ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Select(Action):
+    """Choose the hero who moves this turn, text ``slave1``."""
+
+    kind: ClassVar[str] = "select"
+    hero: str
+
+    def __str__(self) -> str:
+        return self.hero
+
+
+@dataclass(frozen=True)
+class Step(Action):
+    """The chosen hero steps across a side of its card, text ``slave1 E``."""
+
+    kind: ClassVar[str] = "step"
+    hero: str
+    side: str
+
+    def __str__(self) -> str:
+        return f"{self.hero} {self.side}"
+
+
+@dataclass(frozen=True)
+class Take(Action):
+    """The chosen slave takes one soul of a kind lying on its card, text ``take sun``."""
+
+    kind: ClassVar[str] = "take"
+    soul: str
+
+    def __str__(self) -> str:
+        return f"take {self.soul}"
+
+
+@dataclass(frozen=True)
+class Drop(Action):
+    """The chosen slave leaves its whole pile on its card, text ``drop``."""
+
+    kind: ClassVar[str] = "drop"
+
+    def __str__(self) -> str:
+        return "drop"
+
+
+@dataclass(frozen=True)
+class Scare(Action):
+    """The chosen slave scares away every soul on its card, text ``scare``."""
+
+    kind: ClassVar[str] = "scare"
+
+    def __str__(self) -> str:
+        return "scare"
+
+
+@dataclass(frozen=True)
+class Give(Action):
+    """The chosen slave gives its pile to its chief, text ``give``."""
+
+    kind: ClassVar[str] = "give"
+
+    def __str__(self) -> str:
+        return "give"
+
+
+@dataclass(frozen=True)
+class Steal(Action):
+    """The chosen chief steals the pile of another player's slave, text ``steal 2.slave1``."""
+
+    kind: ClassVar[str] = "steal"
+    player: int
+    slave: str
+
+    def __str__(self) -> str:
+        return f"steal {self.player}.{self.slave}"
+
+
+@dataclass(frozen=True)
+class End(Action):
+    """End the move phase, text ``end``."""
+
+    kind: ClassVar[str] = "end"
+
+    def __str__(self) -> str:
+        return "end"
+
+
+@dataclass(frozen=True)
+class Place(Action):
+    """Place the drawn card at a cell, turned clockwise by quarter turns, text ``place 1,-2 r1``."""
+
+    kind: ClassVar[str] = "place"
+    x: int
+    y: int
+    rotation: int
+
+    @property
+    def cell(self) -> Cell:
+        """The cell as an (x, y) tuple."""
+        return (self.x, self.y)
+
+    def __str__(self) -> str:
+        return f"place {self.x},{self.y} r{self.rotation}"
+
+
+@dataclass(frozen=True)
+class Return(Action):
+    """Put the drawn card and soul at the bottom of their piles, text ``return``."""
+
+    kind: ClassVar[str] = "return"
+
+    def __str__(self) -> str:
+        return "return"
+
+
+ACTION_TYPES = (Select, Step, Take, Drop, Scare, Give, Steal, End, Place, Return)
+_HERO = "(chief|slave1|slave2)"
+_PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
+    (re.compile(_HERO), lambda m: Select(m[1])),
+    (re.compile(_HERO + r" ([NESW])"), lambda m: Step(m[1], m[2])),
+    (re.compile(r"take ([A-Za-z_]\w*)"), lambda m: Take(m[1])),
+    (re.compile(r"drop"), lambda m: Drop()),
+    (re.compile(r"scare"), lambda m: Scare()),
+    (re.compile(r"give"), lambda m: Give()),
+    (re.compile(r"steal (\d+)\.(slave1|slave2)"), lambda m: Steal(int(m[1]), m[2])),
+    (re.compile(r"end"), lambda m: End()),
+    (re.compile(r"place (-?\d+),(-?\d+) r([0-3])"),
+     lambda m: Place(int(m[1]), int(m[2]), int(m[3]))),
+    (re.compile(r"return"), lambda m: Return()),
+)
+FORMS = ("chief | slave1 | slave2", "HERO N|E|S|W", "take KIND", "drop", "scare", "give",
+         "steal P.slave1|slave2", "end", "place X,Y rR (R 0-3)", "return")
+
+
+# -- rules ----------------------------------------------------------------------------------------
+def _rule(rid: str, section: str, text: str, enforcer: str) -> Rule:
+    return Rule(f"aztekz/{rid}", section, " ".join(text.split()), f"games.aztekz.rules:{enforcer}")
+
+
+RULES: dict[str, Rule] = {r.id: r for r in (
+    _rule("setup/first-middle", "Setting Up", "The first player draws a pyramid card and places it in "
+          "the middle of the play area.", "AztekzState._place_problems"),
+    _rule("setup/heroes", "Setting Up", "He places his three heroes on it. Each other player does "
+          "the same, but the cards must be placed according to the rules.", "AztekzState._place"),
+    _rule("turn/clockwise", "Setting Up", "Players take turns in clockwise order.",
+          "AztekzState._next_turn"),
+    _rule("turn/phases", "Playing the Game", "A player's turn always consists of three phases: "
+          "draw, move a hero, place a pyramid card.", "AztekzState._phase_problems"),
+    _rule("draw/card-and-soul", "1. Draw", "The player draws a pyramid card and a soul piece. He "
+          "places them face up in front of him, with the soul piece on the pyramid card.",
+          "AztekzState._draw"),
+    _rule("move/one-hero", "2. Move a Hero", "The player may move one of his three heroes: either "
+          "the chief or one of the slaves.", "AztekzState._hero_problems"),
+    _rule("move/walls", "2. Move a Hero", "Each hero may only move along the paths inside the "
+          "labyrinth. It may not cross a wall, even if there is a passage on the other side.",
+          "AztekzState._step_problems"),
+    _rule("move/capacity", "2. Move a Hero", "Up to four heroes (or heroes carrying soul pieces "
+          "underneath them) may stand on one pyramid card.", "AztekzState._step_problems"),
+    _rule("move/chief-one-step", "The chief", "May only move one step (up to the next pyramid "
+          "card).", "AztekzState._step_problems"),
+    _rule("move/slave-three-steps", "A slave", "May move up to three steps, but may move fewer if "
+          "desired.", "AztekzState._step_problems"),
+    _rule("steal/chief-only", "The chief", "Before or after his move, he may steal souls.",
+          "AztekzState._steal_problems"),
+    _rule("steal/once", "The chief", "Before or after his move, he may steal souls (once a turn by "
+          "default: thefts_per_turn).", "AztekzState._steal_problems"),
+    _rule("steal/where", "The chief", "He must stand on a pyramid card with a slave (of another "
+          "colour).", "AztekzState._steal_problems"),
+    _rule("steal/chief-away", "The chief", "... whose chief is elsewhere (i.e. not on the same "
+          "pyramid card).", "AztekzState._steal_problems"),
+    _rule("steal/two-or-more", "The chief", "... and which carries at least two souls.",
+          "AztekzState._steal_problems"),
+    _rule("piles/never-merge", "The chief", "Stealing souls means taking the souls from the other "
+          "slave and placing them in front of you in a pile. Piles may not be merged, even if the "
+          "same type of soul is collected later.", "AztekzState._bank"),
+    _rule("slave/actions", "A slave", "At the start, during, or at the end of its move, it may take "
+          "souls, drop souls, scare souls away, or give souls to its chief.",
+          "AztekzState._slave_problems"),
+    _rule("take/from-card", "A slave", "It may take the soul piece on this pyramid card (placing it "
+          "under itself and moving with it).", "AztekzState._take_problems"),
+    _rule("take/same-kind", "A slave", "If it wants to carry more than one piece, they must be of "
+          "the same type.", "AztekzState._take_problems"),
+    _rule("take/not-dropped", "Assumption", "Souls a slave dropped this turn stay on their card "
+          "until the turn ends (so that a move cannot loop forever).", "AztekzState._take_problems"),
+    _rule("drop/whole-pile", "A slave", "The slave simply leaves the entire pile of souls on the "
+          "pyramid card and moves on.", "AztekzState._drop_problems"),
+    _rule("scare/all-souls", "A slave", "Scaring souls away: remove all souls on this pyramid card, "
+          "even the souls you are carrying. Turn them face down with the others.",
+          "AztekzState._scare_problems"),
+    _rule("scare/move-on-and-cover", "A slave", "This is only allowed when you continue your move "
+          "to another pyramid card and then place a new pyramid card on the one from which you "
+          "removed the souls.", "AztekzState._commitment_problems"),
+    _rule("give/same-card", "A slave", "When your chief stands on the same pyramid card as your "
+          "slave, you may give him your pile of souls.", "AztekzState._give_problems"),
+    _rule("give/two-or-more", "A slave", "You must obviously be carrying at least two soul pieces.",
+          "AztekzState._give_problems"),
+    _rule("place/connect", "3. Place a Pyramid Card", "When placing a pyramid card, at least one "
+          "of its paths must connect to an adjacent card.", "AztekzState._place_problems"),
+    _rule("place/bound", "3. Place a Pyramid Card", "The complete pyramid area may not exceed 5 x 5 "
+          "cards.", "AztekzState._place_problems"),
+    _rule("place/cover-empty", "3. Place a Pyramid Card", "You may place a pyramid card on top of "
+          "another card provided that it is empty, i.e. it contains no souls and no heroes.",
+          "AztekzState._place_problems"),
+    _rule("place/chiefs", "3. Place a Pyramid Card", "When placing a pyramid card, you may not cut "
+          "a chief off from its two slaves. At least one path must lead each chief to at least "
+          "one of its slaves.", "AztekzState._cut_off"),
+    _rule("place/soul", "3. Place a Pyramid Card", "When placing the pyramid card, you place the "
+          "soul piece you drew on it.", "AztekzState._place"),
+    _rule("place/compulsory", "3. Place a Pyramid Card", "If the pyramid card cannot be placed, it "
+          "is returned face down to the bottom of the draw pile; the same goes for the soul piece. "
+          "Placing cards is only mandatory as long as the 5 x 5 grid is not complete.",
+          "AztekzState._return_problems"),
+    _rule("end/last-card", "End of the Game", "The game ends as soon as the last pyramid card is "
+          "placed. Immediately.", "AztekzState._next_turn"),
+    _rule("end/stall", "Assumption", "The game also ends after stall_limit turns in a row in which "
+          "no card was placed (the rulebook is silent on a game that cannot end).",
+          "AztekzState._next_turn"),
+    _rule("score/piles", "End of the Game", "A pile of two identical soul pieces scores 1 point, "
+          "three 2, four 3: the number of soul pieces minus one.", "AztekzState.scores"),
+    _rule("score/tie", "End of the Game", "The player with the most points wins the game. In case "
+          "of a tie, the tied player with the most soul pieces collected wins.",
+          "AztekzState.winners"),
+)}
+
+
+def _v(rule: str, message: str, **details: Any) -> Violation:
+    return Violation(f"aztekz/{rule}", message, details)
+
+
+def key(cell: Cell) -> str:
+    """A cell as text ``x,y``."""
+    return f"{cell[0]},{cell[1]}"
+
+
+def cell_of(text: str) -> Cell:
+    """The cell written by `key`."""
+    x, y = text.split(",")
+    return (int(x), int(y))
+
+
+# -- the game -------------------------------------------------------------------------------------
+class AztekzGame(Game):
+    """Aztekz: 2 to 4 players lead their heroes through a labyrinth of pyramid cards to collect souls."""
+
+    name = "aztekz"
+    min_players = 2
+    max_players = 4
+    rules = RULES
+    action_types = ACTION_TYPES
+    hidden_information = True  # the order of the draw pile and of the face-down souls
+
+    def make_setup(self, players: int, seed: int, components: dict[str, Any] | None = None) -> dict:
+        """A random setup: shuffled deck (card ids, top first), shuffled souls, first player."""
+        self.check_players(players)
+        comp = load_components(components)
+        rng = np.random.default_rng(seed)
+        setup = {
+            "players": players,
+            "first": int(rng.integers(players)),
+            "deck": [int(i) for i in rng.permutation(comp.cards)],
+            "souls": [comp.souls()[i] for i in rng.permutation(len(comp.souls()))],
+        }
+        if components is not None:
+            setup["components"] = components
+        return setup
+
+    def new_state(self, players: int, seed: int | None = None, setup: Any = None) -> AztekzState:
+        """A state at the start of setup, from `seed` or an explicit `setup` (see `make_setup`)."""
+        self.check_players(players)
+        if setup is None:
+            setup = self.make_setup(players, 0 if seed is None else seed)
+        if not isinstance(setup, dict):
+            raise ValueError(f"aztekz setup: expected an object, got {type(setup).__name__}")
+        comp = load_components(setup.get("components"))
+        if setup.get("players", players) != players:
+            raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
+        first = setup.get("first", 0)
+        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
+            raise ValueError(f"aztekz setup: first must be a player 0 to {players - 1}, got {first!r}")
+        deck = setup.get("deck", list(range(comp.cards)))
+        if not isinstance(deck, list) or sorted(deck) != list(range(comp.cards)):
+            raise ValueError(f"aztekz setup: deck must list every card id 0 to {comp.cards - 1} once")
+        souls = setup.get("souls", comp.souls())
+        if not isinstance(souls, list) or sorted(map(str, souls)) != sorted(comp.souls()):
+            raise ValueError(f"aztekz setup: souls must list the {len(comp.souls())} soul pieces "
+                             f"({comp.souls_per_kind} of each of {', '.join(comp.soul_kinds)})")
+        state = AztekzState(self, comp, players, first)
+        state.deck = Deck(list(deck))
+        state.supply = Deck(list(souls))
+        state._draw(soul=False)
+        return state
+
+    def parse_action(self, text: str) -> Action:
+        """The action written in text form (see the module docstring)."""
+        if not isinstance(text, str):
+            raise ValueError(f"aztekz action: expected text, got {text!r}")
+        words = " ".join(text.split())
+        for pattern, build in _PATTERNS:
+            m = pattern.fullmatch(words)
+            if m:
+                return build(m)
+        raise ValueError(f"aztekz action: cannot read {text!r}; expected one of: {'; '.join(FORMS)}")
+
+    def state_from_json(self, text: str) -> AztekzState:
+        """The state that `AztekzState.to_json` wrote."""
+        data = json.loads(text)
+        state = AztekzState.from_dict(self, data)
+        state._history_from_json(data)
+        return state
+
+
+# -- the state ------------------------------------------------------------------------------------
+class AztekzState(State):
+    """A moment of Aztekz: labyrinth, heroes, souls, piles, the hidden draw piles and the turn."""
+
+    def __init__(self, game: AztekzGame, comp: Components, players: int, first: int):
+        self.game, self.comp, self.num_players, self.first = game, comp, players, first
+        self.history = []
+        self.grid = BoundedGrid(comp.grid_size)
+        self.stacks: dict[Cell, list[int]] = {}     # card ids per cell, the visible one last
+        self.loose: dict[Cell, list[str]] = {}      # souls lying on a card (no empty lists)
+        self.pos: list[list[Cell | None]] = [[None] * 3 for _ in range(players)]
+        self.carry: list[list[tuple[str, int] | None]] = [[None] * 3 for _ in range(players)]
+        self.piles: list[list[tuple[str, int]]] = [[] for _ in range(players)]
+        self.deck: Deck[int] = Deck()
+        self.supply: Deck[str] = Deck()
+        self.deck_known = 0    # cards at the bottom of the deck that everyone saw returned
+        self.supply_known = 0  # souls at the bottom of the supply that everyone saw go there
+        self.turn = first
+        self.phase = SETUP
+        self.start_cards = 0   # start cards placed so far
+        self.card: int | None = None
+        self.soul: str | None = None
+        self.hero: int | None = None
+        self.steps = 0
+        self.thefts = 0
+        self.scare: Cell | None = None
+        self.dropped: list[Cell] = []
+        self.stall = 0         # turns in a row without a placed card
+        # Facts about the labyrinth alone (frontier, components), dropped whenever a card is
+        # placed; clones may share it because it is replaced, never cleared, on a change.
+        self._cache: dict[Any, Any] = {}
+
+    # -- simple queries ---------------------------------------------------------------------
+    def heroes_at(self, cell: Cell) -> list[tuple[int, int]]:
+        """The (player, hero) pairs standing on `cell`."""
+        return [(p, h) for p, row in enumerate(self.pos) for h, c in enumerate(row) if c == cell]
+
+    def hero_counts(self) -> dict[Cell, int]:
+        """How many heroes stand on each card that holds any."""
+        found: dict[Cell, int] = {}
+        for row in self.pos:
+            for c in row:
+                found[c] = found.get(c, 0) + 1
+        return found
+
+    def souls_on(self, cell: Cell) -> int:
+        """How many souls are on a card: lying there or carried by heroes there."""
+        carried = sum(self.carry[p][h][1] for p, h in self.heroes_at(cell) if self.carry[p][h])
+        return len(self.loose.get(cell, ())) + carried
+
+    def _facing(self, cell: Cell) -> int:
+        """The sides of `cell` beyond which a placed card has an open side facing it."""
+        cells, found = self.grid.cells, 0
+        for side in SIDES:
+            other = cells.get(neighbour(cell, side))
+            if other is not None and other & OPPOSITE[side]:
+                found |= side
+        return found
+
+    # -- the turn -----------------------------------------------------------------------------
+    def to_move(self) -> tuple[int, ...]:
+        return () if self.phase == OVER else (self.turn,)
+
+    def _draw(self, soul: bool = True) -> list[Event]:
+        """Rule ``aztekz/draw/card-and-soul``: the mover draws a card and (in play) a soul."""
+        self.card = self.deck.draw_one()
+        self.deck_known = min(self.deck_known, len(self.deck))
+        self.soul = None
+        if soul and len(self.supply):  # an empty supply gives no soul (assumption)
+            self.soul = self.supply.draw_one()
+            self.supply_known = min(self.supply_known, len(self.supply))
+        return [Event("drew", self.turn, {"card": self.card, "soul": self.soul})]
+
+    def _next_turn(self, placed: bool) -> list[Event]:
+        """Rules ``aztekz/end/last-card``, ``aztekz/end/stall``, ``aztekz/turn/clockwise``."""
+        self.stall = 0 if placed else self.stall + 1
+        self.card = self.soul = self.hero = self.scare = None
+        self.steps = self.thefts = 0
+        self.dropped = []
+        limit = self.comp.stall_limit
+        if (placed and not len(self.deck)) or (limit is not None and self.stall >= limit):
+            self.phase = OVER
+            return [Event("game-over", None, {"scores": self.scores(), "winners": self.winners()})]
+        if self.phase == SETUP:
+            if placed:
+                self.start_cards += 1
+                self.turn = (self.turn + 1) % self.num_players
+            if self.start_cards < self.num_players:
+                return self._draw(soul=False)
+        else:
+            self.turn = (self.turn + 1) % self.num_players
+        self.phase = MOVE
+        return self._draw()
+
+    # -- legal actions ------------------------------------------------------------------------
+    def _legal_actions(self, player: int) -> ActionSpace:
+        if self.phase == MOVE:
+            return FiniteActionSpace(a for a in self._move_candidates(player)
+                                     if not self._violations(a, player))
+        places = self.placements()
+        if not places or (self.phase == PLACE and self.grid.is_full() and self.scare is None):
+            places.append(Return())
+        return FiniteActionSpace(places)
+
+    def _move_candidates(self, player: int) -> list[Action]:
+        """Well-formed move-phase actions worth checking (a superset of the legal ones)."""
+        if self.hero is None:
+            return [Select(h) for h in HEROES] + [End()]
+        name = HEROES[self.hero]
+        here = self.pos[player][self.hero]
+        found: list[Action] = [Step(name, SIDE_NAMES[s]) for s in SIDES
+                               if self.grid.open_between(here, s)]
+        if self.hero == CHIEF:
+            found += [Steal(p, HEROES[h]) for p, h in self.heroes_at(here) if h != CHIEF]
+        else:
+            found += [Take(k) for k in sorted(set(self.loose.get(here, ())))]
+            found += [Drop(), Scare(), Give()]
+        return found + [End()]
+
+    def placements(self) -> list[Action]:
+        """The legal placements of the drawn card, one per distinct orientation of each cell."""
+        if self.phase == SETUP and not self.grid.cells:
+            return [Place(0, 0, r) for r, _ in self.comp.orientations[self.card]]
+        if self.scare is not None:
+            cells = [self.scare]
+        else:
+            # Only an empty card may be covered: skip the others before checking them.
+            occupied = self.hero_counts()
+            cells = self._frontier() + [c for c in self.grid.cells
+                                            if c not in self.loose and c not in occupied]
+        return [Place(cell[0], cell[1], r) for cell in cells for r in self._rotations_at(cell)]
+
+    def _frontier(self) -> list[Cell]:
+        """The empty cells next to a card within the 5 x 5 bound (cached per labyrinth)."""
+        found = self._cache.get("frontier")
+        if found is None:
+            found = self._cache["frontier"] = self.grid.frontier()
+        return found
+
+    def _labels(self, cell: Cell, mask: int) -> dict[Cell, Cell]:
+        """Each card's connected component (named by one of its cells) with `mask` at `cell`."""
+        found = self._cache.get((cell, mask))
+        if found is None:
+            cells = self.grid.with_cell(cell, mask)
+            found = self._cache[(cell, mask)] = {}
+            for start in cells:
+                if start not in found:
+                    found.update(dict.fromkeys(self.grid.distances(start, cells=cells), start))
+        return found
+
+    def _rotations_at(self, cell: Cell, moved: dict | None = None, scared: bool = False) -> list[int]:
+        """The rotations of the drawn card that may be placed at `cell` (distinct orientations)."""
+        facing = self._facing(cell)
+        options = [(r, m) for r, m in self.comp.orientations[self.card] if m & facing]
+        if not options:
+            return []
+        # With every side walled the card cuts the most paths: if no chief is cut off then,
+        # no orientation cuts one, and the per-orientation search is skipped.
+        safe = cell not in self.grid.cells or not self._cut_off(cell, 0, moved or {})
+        return [r for r, m in options if not self._place_problems(cell, m, moved, scared, safe)]
+
+    # -- violations ---------------------------------------------------------------------------
+    def _violations(self, action: Action, player: int) -> list[Violation]:
+        found = self._phase_problems(action)
+        if found:
+            return found
+        check = {
+            Select: self._hero_problems, Step: self._step_problems, Take: self._take_problems,
+            Drop: self._drop_problems, Scare: self._scare_problems, Give: self._give_problems,
+            Steal: self._steal_problems, End: self._end_problems, Place: self._placement_problems,
+            Return: self._return_problems,
+        }[type(action)]
+        return check(action, player)
+
+    def _phase_problems(self, action: Action) -> list[Violation]:
+        """Rule ``aztekz/turn/phases``: move actions in the move phase, placing in the place phase."""
+        placing = isinstance(action, (Place, Return))
+        if placing == (self.phase == MOVE):
+            return [_v("turn/phases", f"{action.kind} is not allowed in the {self.phase} phase",
+                       phase=self.phase)]
+        return []
+
+    def _hero_problems(self, action: Select, player: int) -> list[Violation]:
+        """Rule ``aztekz/move/one-hero``: one hero is chosen, once a turn."""
+        if action.hero not in HEROES:
+            return [Violation(ENGINE_FORM_RULE, f"unknown hero {action.hero!r} (chief, slave1, slave2)")]
+        if self.hero is not None:
+            return [_v("move/one-hero", f"{HEROES[self.hero]} already moves this turn; only one "
+                       "hero moves", chosen=HEROES[self.hero])]
+        return []
+
+    def _chosen(self, hero: str | None = None) -> list[Violation]:
+        """Rule ``aztekz/move/one-hero``: an action of a hero needs that hero chosen."""
+        if self.hero is None:
+            return [_v("move/one-hero", "choose a hero first (chief, slave1 or slave2)")]
+        if hero is not None and hero != HEROES[self.hero]:
+            return [_v("move/one-hero", f"{HEROES[self.hero]} moves this turn, not {hero}",
+                       chosen=HEROES[self.hero])]
+        return []
+
+    def _step_problems(self, action: Step, player: int) -> list[Violation]:
+        """Rules ``aztekz/move/walls``, ``capacity``, ``chief-one-step``, ``slave-three-steps``."""
+        if action.hero not in HEROES or action.side not in SIDE_OF:
+            return [Violation(ENGINE_FORM_RULE, f"malformed step {action}")]
+        found = self._chosen(action.hero)
+        if found:
+            return found
+        here = self.pos[player][self.hero]
+        side = SIDE_OF[action.side]
+        there = neighbour(here, side)
+        if self.hero == CHIEF and self.steps >= self.comp.chief_steps:
+            found.append(_v("move/chief-one-step", f"the chief has made his "
+                            f"{self.comp.chief_steps} step(s)", steps=self.steps))
+        if self.hero != CHIEF and self.steps >= self.comp.slave_steps:
+            found.append(_v("move/slave-three-steps", f"the slave has made its "
+                            f"{self.comp.slave_steps} steps", steps=self.steps))
+        if not self.grid.open_between(here, side):
+            why = "no card there" if there not in self.grid else "a wall is in the way"
+            found.append(_v("move/walls", f"no open path from {key(here)} to the {action.side}: "
+                            f"{why}", cell=key(here), side=action.side))
+        elif len(self.heroes_at(there)) >= self.comp.max_heroes_per_card:
+            found.append(_v("move/capacity", f"card {key(there)} already holds "
+                            f"{self.comp.max_heroes_per_card} heroes", cell=key(there)))
+        if not found and self.scare is not None:
+            found += self._commitment_problems(player, there, self.steps + 1)
+        return found
+
+    def _slave_problems(self, action: Action) -> list[Violation]:
+        """Rule ``aztekz/slave/actions``: soul actions belong to a chosen slave."""
+        found = self._chosen()
+        if not found and self.hero == CHIEF:
+            found.append(_v("slave/actions", f"only a slave may {action.kind}; the chief moves"))
+        return found
+
+    def _take_problems(self, action: Take, player: int) -> list[Violation]:
+        """Rules ``aztekz/take/from-card``, ``take/same-kind``, ``take/not-dropped``."""
+        found = self._slave_problems(action)
+        if found:
+            return found
+        here = self.pos[player][self.hero]
+        carried = self.carry[player][self.hero]
+        if action.soul not in self.loose.get(here, ()):
+            found.append(_v("take/from-card", f"no {action.soul} soul lies on card {key(here)}",
+                            lying=list(self.loose.get(here, ()))))
+        if carried and carried[0] != action.soul:
+            found.append(_v("take/same-kind", f"the slave carries {carried[0]}, not {action.soul}",
+                            carried=carried[0]))
+        if here in self.dropped:
+            found.append(_v("take/not-dropped", f"souls were dropped on {key(here)} this turn"))
+        return found
+
+    def _drop_problems(self, action: Drop, player: int) -> list[Violation]:
+        """Rule ``aztekz/drop/whole-pile``: only a slave that carries souls drops them."""
+        found = self._slave_problems(action)
+        if found:
+            return found
+        if not self.carry[player][self.hero]:
+            return [_v("drop/whole-pile", "the slave carries no souls")]
+        if self.scare == self.pos[player][self.hero]:
+            found.append(_v("scare/move-on-and-cover", "the scared card must stay empty for the "
+                            "card to be placed on it", cell=key(self.scare)))
+        return found
+
+    def _scare_problems(self, action: Scare, player: int) -> list[Violation]:
+        """Rules ``aztekz/scare/all-souls`` and ``aztekz/scare/move-on-and-cover``."""
+        found = self._slave_problems(action)
+        if found:
+            return found
+        here = self.pos[player][self.hero]
+        if self.scare is not None:
+            return [_v("scare/move-on-and-cover", f"souls were already scared from "
+                       f"{key(self.scare)}; the card goes there", cell=key(self.scare))]
+        if not self.souls_on(here):
+            return [_v("scare/all-souls", f"no souls on card {key(here)} to scare away")]
+        others = [f"{p}.{HEROES[h]}" for p, h in self.heroes_at(here) if (p, h) != (player, self.hero)]
+        if others:
+            return [_v("scare/move-on-and-cover", f"{', '.join(others)} stand on {key(here)}: "
+                       "the card could not be placed on it", heroes=others)]
+        return self._commitment_problems(player, here, self.steps, scare=here)
+
+    def _give_problems(self, action: Give, player: int) -> list[Violation]:
+        """Rules ``aztekz/give/same-card`` and ``aztekz/give/two-or-more``."""
+        found = self._slave_problems(action)
+        if found:
+            return found
+        here = self.pos[player][self.hero]
+        if self.pos[player][CHIEF] != here:
+            found.append(_v("give/same-card", f"the chief is on {key(self.pos[player][CHIEF])}, "
+                            f"not on {key(here)}"))
+        carried = self.carry[player][self.hero]
+        if not carried or carried[1] < 2:
+            found.append(_v("give/two-or-more", "the slave must carry at least two souls",
+                            carried=carried[1] if carried else 0))
+        return found
+
+    def _steal_problems(self, action: Steal, player: int) -> list[Violation]:
+        """Rules ``aztekz/steal/*``: a chief robs another colour's slave whose chief is away."""
+        if action.slave not in ("slave1", "slave2") or not 0 <= action.player < self.num_players:
+            return [Violation(ENGINE_FORM_RULE, f"no slave {action.player}.{action.slave}")]
+        found = self._chosen("chief")
+        if found:
+            return [_v("steal/chief-only", "only the chosen chief steals souls")]
+        victim, slave = action.player, HEROES.index(action.slave)
+        here = self.pos[player][CHIEF]
+        if self.thefts >= self.comp.thefts_per_turn:
+            found.append(_v("steal/once", f"the chief has stolen {self.thefts} time(s) this turn",
+                            limit=self.comp.thefts_per_turn))
+        if victim == player:
+            found.append(_v("steal/where", "a chief steals only from a slave of another colour"))
+        elif self.pos[victim][slave] != here:
+            found.append(_v("steal/where", f"{action.player}.{action.slave} is not on {key(here)}",
+                            slave_at=key(self.pos[victim][slave])))
+        elif self.pos[victim][CHIEF] == here:
+            found.append(_v("steal/chief-away", f"the chief of player {victim} is on the same card"))
+        carried = self.carry[victim][slave]
+        if not carried or carried[1] < 2:
+            found.append(_v("steal/two-or-more", "the slave must carry at least two souls",
+                            carried=carried[1] if carried else 0))
+        return found
+
+    def _end_problems(self, action: End, player: int) -> list[Violation]:
+        """Rule ``aztekz/scare/move-on-and-cover``: after a scare the slave must have moved on."""
+        if self.scare is None:
+            return []
+        return self._commitment_problems(player, self.pos[player][self.hero], None)
+
+    def _commitment_problems(self, player: int, at: Cell, steps: int | None,
+                             scare: Cell | None = None) -> list[Violation]:
+        """Rule ``aztekz/scare/move-on-and-cover`` for a slave that is (or will be) at `at`.
+
+        After a scare the slave must end its move on another card and the drawn card must then be
+        placed on the scared one. `steps` is how many steps the slave will have made at `at`
+        (None: the move ends there). Legal when some way to finish the move keeps that possible.
+        """
+        target = self.scare if scare is None else scare
+        left = 0 if steps is None else self.comp.slave_steps - steps
+        counts = self.hero_counts()
+        counts[self.pos[player][self.hero]] -= 1  # the slave itself moves on
+        full = self.comp.max_heroes_per_card
+        cells = {c: m for c, m in self.grid.cells.items() if c == at or counts.get(c, 0) < full}
+        ends = [c for c in self.grid.distances(at, left, cells) if c != target]
+        for end in ends:
+            if self._rotations_at(target, {(player, self.hero): end}, scared=True):
+                return []
+        if not ends:
+            why = f"the slave cannot move on from {key(target)}"
+        else:
+            why = f"the drawn card could then not be placed on {key(target)}"
+        return [_v("scare/move-on-and-cover", why, cell=key(target))]
+
+    def _placement_problems(self, action: Place, player: int) -> list[Violation]:
+        """Rules of placing, for a Place action (see `_place_problems`)."""
+        if not 0 <= action.rotation <= 3:
+            return [Violation(ENGINE_FORM_RULE, f"rotation must be 0 to 3, not {action.rotation}")]
+        cell = action.cell
+        if self.scare is not None and cell != self.scare:
+            return [_v("scare/move-on-and-cover", f"souls were scared from {key(self.scare)}: the "
+                       f"card must be placed there, not on {key(cell)}", cell=key(self.scare))]
+        return self._place_problems(cell, self.comp.sides(self.card, action.rotation))
+
+    def _place_problems(self, cell: Cell, mask: int, moved: dict | None = None,
+                        scared: bool = False, chiefs_safe: bool = False) -> list[Violation]:
+        """Every placing rule that the drawn card with open sides `mask` at `cell` breaks.
+
+        `moved` maps (player, hero) to a position other than the current one (for looking ahead
+        after a scare); `scared` treats `cell` as emptied of its souls; `chiefs_safe` says the
+        caller knows that no chief is cut off.
+        """
+        if self.phase == SETUP and not self.grid.cells:
+            if cell != MIDDLE:
+                return [_v("setup/first-middle", f"the first card goes in the middle, {key(MIDDLE)}",
+                           cell=key(cell))]
+            return []
+        found = []
+        if not self.grid.within_bound(cell):
+            found.append(_v("place/bound", f"a card at {key(cell)} would make the pyramid area "
+                            f"larger than {self.comp.grid_size} x {self.comp.grid_size}",
+                            cell=key(cell), bounds=self.grid.bounds()))
+        covering = cell in self.grid.cells
+        if covering:
+            heroes = [ph for ph in self.heroes_at(cell) if not moved or ph not in moved]
+            heroes += [ph for ph, c in (moved or {}).items() if c == cell]
+            souls = 0 if scared else len(self.loose.get(cell, ()))
+            if heroes or souls:
+                found.append(_v("place/cover-empty", f"card {key(cell)} holds {len(heroes)} "
+                                f"hero(es) and {souls} soul(s)", heroes=len(heroes), souls=souls))
+        if not mask & self._facing(cell):
+            found.append(_v("place/connect", f"no path of the card at {key(cell)} meets an open "
+                            "side of an adjacent card", cell=key(cell)))
+        # A new card only adds paths: only covering a card can cut a chief off.
+        if covering and not found and not chiefs_safe:
+            cut = self._cut_off(cell, mask, moved or {})
+            if cut:
+                found.append(_v("place/chiefs", f"the chief of player(s) {cut} would be cut off "
+                                "from both slaves", players=cut))
+        return found
+
+    def _cut_off(self, cell: Cell, mask: int, moved: dict) -> list[int]:
+        """Rule ``aztekz/place/chiefs``: players whose chief reaches neither slave with `mask` at `cell`."""
+        labels = self._labels(cell, mask)
+        cut = []
+        for p in range(self.num_players):
+            chief, *slaves = (labels[moved.get((p, h), self.pos[p][h])] for h in range(3))
+            if chief not in slaves:
+                cut.append(p)
+        return cut
+
+    def _return_problems(self, action: Return, player: int) -> list[Violation]:
+        """Rule ``aztekz/place/compulsory``: return only an unplaceable card, or any once 5 x 5 show."""
+        if self.scare is not None:
+            return [_v("scare/move-on-and-cover", f"souls were scared from {key(self.scare)}: the "
+                       "card must be placed there", cell=key(self.scare))]
+        if self.phase == PLACE and self.grid.is_full():
+            return []
+        options = self.placements()
+        if options:
+            return [_v("place/compulsory", f"the card can be placed ({len(options)} ways, e.g. "
+                       f"{options[0]}); placing is compulsory until {self.comp.grid_size} x "
+                       f"{self.comp.grid_size} cards show", ways=len(options))]
+        return []
+
+    # -- applying -----------------------------------------------------------------------------
+    def _apply(self, action: Action, player: int) -> list[Event]:
+        name = "_do_" + action.kind
+        return getattr(self, name)(action, player)
+
+    def _do_select(self, action: Select, player: int) -> list[Event]:
+        self.hero = HEROES.index(action.hero)
+        return [Event("chose", player, {"hero": action.hero})]
+
+    def _do_step(self, action: Step, player: int) -> list[Event]:
+        here = self.pos[player][self.hero]
+        there = neighbour(here, SIDE_OF[action.side])
+        self.pos[player][self.hero] = there
+        self.steps += 1
+        return [Event("stepped", player, {"hero": action.hero, "from": key(here), "to": key(there)})]
+
+    def _do_take(self, action: Take, player: int) -> list[Event]:
+        here = self.pos[player][self.hero]
+        lying = self.loose[here]
+        lying.remove(action.soul)
+        if not lying:
+            del self.loose[here]
+        carried = self.carry[player][self.hero]
+        self.carry[player][self.hero] = (action.soul, (carried[1] if carried else 0) + 1)
+        return [Event("took", player, {"soul": action.soul, "cell": key(here)})]
+
+    def _do_drop(self, action: Drop, player: int) -> list[Event]:
+        here = self.pos[player][self.hero]
+        soul, n = self.carry[player][self.hero]
+        self.carry[player][self.hero] = None
+        self.loose.setdefault(here, []).extend([soul] * n)
+        self.dropped.append(here)
+        return [Event("dropped", player, {"soul": soul, "count": n, "cell": key(here)})]
+
+    def _do_scare(self, action: Scare, player: int) -> list[Event]:
+        here = self.pos[player][self.hero]
+        gone = self.loose.pop(here, [])
+        for p, h in self.heroes_at(here):
+            if self.carry[p][h]:
+                soul, n = self.carry[p][h]
+                gone += [soul] * n
+                self.carry[p][h] = None
+        # Face down at the bottom of the supply, where everyone saw them go (assumption).
+        self.supply.put_bottom(*gone)
+        self.supply_known += len(gone)
+        self.scare = here
+        return [Event("scared", player, {"cell": key(here), "souls": gone})]
+
+    def _do_give(self, action: Give, player: int) -> list[Event]:
+        return self._bank(player, player, self.hero, "gave")
+
+    def _do_steal(self, action: Steal, player: int) -> list[Event]:
+        self.thefts += 1
+        return self._bank(player, action.player, HEROES.index(action.slave), "stole")
+
+    def _bank(self, player: int, owner: int, hero: int, what: str) -> list[Event]:
+        """Rule ``aztekz/piles/never-merge``: a slave's pile becomes a new pile of `player`."""
+        soul, n = self.carry[owner][hero]
+        self.carry[owner][hero] = None
+        self.piles[player].append((soul, n))
+        return [Event(what, player, {"from": f"{owner}.{HEROES[hero]}", "soul": soul, "count": n})]
+
+    def _do_end(self, action: End, player: int) -> list[Event]:
+        self.phase = PLACE
+        return [Event("ended-move", player)]
+
+    def _do_place(self, action: Place, player: int) -> list[Event]:
+        return self._place(action.cell, action.rotation, player)
+
+    def _place(self, cell: Cell, rotation: int, player: int) -> list[Event]:
+        """Rules ``aztekz/place/soul`` and ``aztekz/setup/heroes``: the card, then what goes on it."""
+        self.grid.place(cell, self.comp.sides(self.card, rotation))
+        self._cache = {}
+        self.stacks.setdefault(cell, []).append(self.card)
+        if self.phase == SETUP:
+            self.pos[player] = [cell, cell, cell]
+        elif self.soul is not None:
+            self.loose[cell] = [self.soul]
+        events = [Event("placed", player, {"card": self.card, "cell": key(cell),
+                                           "rotation": rotation, "soul": self.soul})]
+        return events + self._next_turn(placed=True)
+
+    def _do_return(self, action: Return, player: int) -> list[Event]:
+        self.deck.put_bottom(self.card)
+        self.deck_known += 1
+        if self.soul is not None:
+            self.supply.put_bottom(self.soul)
+            self.supply_known += 1
+        events = [Event("returned", player, {"card": self.card, "soul": self.soul})]
+        return events + self._next_turn(placed=False)
+
+    # -- scores -------------------------------------------------------------------------------
+    def scores(self) -> list[float]:
+        """Rule ``aztekz/score/piles``: each pile scores its size minus one."""
+        return [float(sum(n - 1 for _, n in piles)) for piles in self.piles]
+
+    def souls_collected(self) -> list[int]:
+        """How many souls each player holds in piles (the tie-break)."""
+        return [sum(n for _, n in piles) for piles in self.piles]
+
+    def winners(self) -> list[int]:
+        """Rule ``aztekz/score/tie``: most points, then most souls collected; still tied share."""
+        if self.phase != OVER:
+            return []
+        keys = list(zip(self.scores(), self.souls_collected()))
+        best = max(keys)
+        return [p for p in range(self.num_players) if keys[p] == best]
+
+    # -- data ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "components": self.comp.data,
+            "players": self.num_players,
+            "first": self.first,
+            "grid": self.grid.to_json(),
+            "stacks": {key(c): list(s) for c, s in self.stacks.items()},
+            "loose": {key(c): list(s) for c, s in self.loose.items()},
+            "heroes": [[None if c is None else key(c) for c in row] for row in self.pos],
+            "carry": [[None if c is None else list(c) for c in row] for row in self.carry],
+            "piles": [[list(p) for p in row] for row in self.piles],
+            "deck": self.deck.to_json(),
+            "deck_known": self.deck_known,
+            "supply": self.supply.to_json(),
+            "supply_known": self.supply_known,
+            "turn": self.turn,
+            "phase": self.phase,
+            "start_cards": self.start_cards,
+            "card": self.card,
+            "soul": self.soul,
+            "hero": self.hero,
+            "steps": self.steps,
+            "thefts": self.thefts,
+            "scare": None if self.scare is None else key(self.scare),
+            "dropped": [key(c) for c in self.dropped],
+            "stall": self.stall,
+        }
+
+    @classmethod
+    def from_dict(cls, game: AztekzGame, d: dict[str, Any]) -> AztekzState:
+        """The state that `to_dict` wrote (history aside)."""
+        state = cls(game, load_components(d["components"]), d["players"], d["first"])
+        state.grid = BoundedGrid.from_json(d["grid"])
+        state.stacks = {cell_of(k): list(v) for k, v in d["stacks"].items()}
+        state.loose = {cell_of(k): list(v) for k, v in d["loose"].items()}
+        state.pos = [[None if c is None else cell_of(c) for c in row] for row in d["heroes"]]
+        state.carry = [[None if c is None else (c[0], c[1]) for c in row] for row in d["carry"]]
+        state.piles = [[(p[0], p[1]) for p in row] for row in d["piles"]]
+        state.deck, state.supply = Deck(list(d["deck"])), Deck(list(d["supply"]))
+        for name in ("deck_known", "supply_known", "turn", "phase", "start_cards", "card", "soul",
+                     "hero", "steps", "thefts", "stall"):
+            setattr(state, name, d[name])
+        state.scare = None if d["scare"] is None else cell_of(d["scare"])
+        state.dropped = [cell_of(c) for c in d["dropped"]]
+        return state
+
+    def clone(self) -> AztekzState:
+        """An independent copy (components, game and past events are shared: never changed)."""
+        other = copy.copy(self)
+        other.grid = BoundedGrid(self.grid.size, dict(self.grid.cells))
+        other.stacks = {c: list(s) for c, s in self.stacks.items()}
+        other.loose = {c: list(s) for c, s in self.loose.items()}
+        other.pos = [list(row) for row in self.pos]
+        other.carry = [list(row) for row in self.carry]
+        other.piles = [list(row) for row in self.piles]
+        other.deck, other.supply = Deck(list(self.deck.cards)), Deck(list(self.supply.cards))
+        other.dropped = list(self.dropped)
+        other.history = list(self.history)
+        return other
+
+    def observe(self, player: int) -> dict[str, Any]:
+        """Everything but the order of the face-down cards and souls nobody has seen go there."""
+        data = self.to_dict()
+        for pile, known in (("deck", self.deck_known), ("supply", self.supply_known)):
+            items = data.pop(pile)
+            data.pop(f"{pile}_known")
+            data[pile] = {"size": len(items), "known_bottom": items[len(items) - known:] if known else []}
+        return data
+
+    def determinize(self, player: int, rng: np.random.Generator) -> AztekzState:
+        """A copy with the unseen part of the deck and of the soul supply reshuffled."""
+        other = self.clone()
+        for pile, known in ((other.deck, self.deck_known), (other.supply, self.supply_known)):
+            hidden = len(pile) - known
+            order = rng.permutation(hidden)
+            pile.cards[:hidden] = [pile.cards[i] for i in order]
+        return other
+
+    def arbitrary_actions(self, player: int, rng: np.random.Generator, k: int) -> list[Action]:
+        """Well-formed actions of every kind with random fields, legal or not."""
+        kinds = self.comp.soul_kinds
+        makers = (
+            lambda: Select(HEROES[rng.integers(3)]),
+            lambda: Step(HEROES[rng.integers(3)], "NESW"[rng.integers(4)]),
+            lambda: Take(kinds[rng.integers(len(kinds))]),
+            Drop, Scare, Give, End, Return,
+            lambda: Steal(int(rng.integers(self.num_players)), HEROES[1 + rng.integers(2)]),
+            lambda: Place(int(rng.integers(-5, 6)), int(rng.integers(-5, 6)), int(rng.integers(4))),
+        )
+        return [makers[rng.integers(len(makers))]() for _ in range(k)]
+
+    def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
+        """Draw this moment (see games.aztekz.draw.draw_state)."""
+        from games.aztekz.draw import draw_state
+
+        return draw_state(self, ax=ax, reveal=reveal, **options)
+
+
+GAME = AztekzGame()

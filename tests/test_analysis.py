@@ -16,7 +16,9 @@ import pytest
 
 from geomsim import cli
 from geomsim.analysis import (
+    TASK_SECONDS,
     Batch,
+    _Chunker,
     dask_pool,
     lineup_of,
     local_pool,
@@ -112,6 +114,20 @@ def test_lineups_rotate_so_each_bot_plays_each_seat_equally() -> None:
         assert sorted(line[seat] for line in seats) == ["greedy"] * 4 + ["random"] * 2
     fixed = Batch(BID, 3, batch.bots, games=6, rotate=False)
     assert {tuple(fixed.lineup(s)) for s in fixed.seeds()} == {batch.bots}
+
+
+def test_automatic_chunks_grow_to_a_tenth_of_a_second_of_play() -> None:
+    chunker = _Chunker(list(range(1000)), slots=4)
+    tasks = iter(chunker)
+    assert next(tasks) == [0]  # nothing known yet: one game
+    chunker.record([{"seconds": 0.001}] * 4)
+    assert len(next(tasks)) == round(TASK_SECONDS / 0.001)
+    chunker.record([{"seconds": 10.0}])
+    assert len(next(tasks)) == 1  # slow games: one a task
+    chunker.record([{"seconds": 0.0}] * 10_000)
+    sizes = [len(t) for t in tasks]
+    assert sum(sizes) == 1000 - 1 - 100 - 1 and max(sizes) <= (1000 - 102) // 4
+    assert [len(t) for t in _Chunker(list(range(10)), 2, size=4)] == [4, 4, 2]
 
 
 # -- interruption and resume ----------------------------------------------------------------------------
@@ -271,3 +287,23 @@ def test_from_scenario_starts_every_game_at_its_end(tmp_path: Path, capsys) -> N
     assert len({r["length"] for r in rows}) > 1  # the bots' seeds still vary the games
     code, _, err = run(["analyze", BID, "--from", str(scenario), "-o", str(tmp_path / "b")], capsys)
     assert code == 2 and "the scenario plays toy-grid, not toy-bid" in err
+
+
+# -- the real games ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, games", [("cibola", 16), ("anasazi", 4), ("aztekz", 4)])
+def test_a_real_game_gives_the_same_rows_on_one_and_two_workers(name: str, games: int,
+                                                                tmp_path: Path) -> None:
+    from tests.test_bots import real_game
+
+    game = real_game(name)
+    batch = Batch(name, game.min_players + 1, lineup_of(["greedy:4", "random"], game.min_players + 1),
+                  seed=7, games=games)
+    run_batch(batch, tmp_path / "one", local_pool(1), progress=False)
+    pool = local_pool(2)
+    run_batch(batch, tmp_path / "two", pool, progress=False)
+    pool.close()
+    one = _rows(tmp_path / "one")
+    assert one == _rows(tmp_path / "two")
+    assert [r["seed"] for r in one] == list(range(7, 7 + games)) and all(r["finished"] for r in one)
+    summary = write_summary(tmp_path / "one", one, plot=False)
+    assert summary["games"] == games and {b["bot"] for b in summary["by_bot"]} == {"greedy:4", "random"}

@@ -325,6 +325,10 @@ def test_broken_copies_of_real_scenarios_fail():
     """For every real scenario, a broken copy of each kind of expectation it uses fails."""
     checked = set()
     for path in SCENARIOS:
+        try:
+            sc.load_scenario(path)
+        except sc.ScenarioError:
+            continue  # a kind its game does not contribute yet (test_scenario_passes skips it)
         data = yaml.safe_load(path.read_text())
         for kind, mutated in _break_each_kind(data, data["players"]):
             if (data["game"], kind) in checked:

@@ -833,8 +833,18 @@ def write_diagram(scenario: Scenario, state: State, path: Path, spec: Mapping[st
     ax = state.draw(**dict(spec.get("options", {})))
     at = spec["_at"]
     name = next((f" ({s.name})" for s in scenario.steps if s.index == at and s.name), "")
-    ax.set_title(spec.get("title") or f"{scenario.path.stem}: {scenario.where(at)}{name}")
+    caption(ax.figure, spec.get("title") or f"{scenario.path.stem}: {scenario.where(at)}{name}")
     save(ax, path)
+
+
+def caption(fig: Any, text: str) -> Any:
+    """Write (or rewrite) a one-line caption at the foot of a figure: the game's own titles stay."""
+    found = getattr(fig, "_geomsim_caption", None)
+    if found is None:
+        found = fig.text(0.01, 0.005, text, ha="left", va="bottom", fontsize=9)
+        fig._geomsim_caption = found
+    found.set_text(text)
+    return found
 
 
 def write_state(scenario: Scenario, state: State, path: Path, spec: Mapping[str, Any]) -> None:
@@ -1113,15 +1123,15 @@ def replay(log: GameLog, output: str | Path, fps: float = 2.0, options: Mapping[
     frames = log.frames()
     title, state = next(frames)
     ax = state.draw(**options)
-    ax.set_title(title)
     fig = ax.figure
+    caption(fig, title)
 
     def pictures() -> Iterator[None]:
         yield None  # the first frame, drawn above
         for title, state in frames:
             ax.clear()
             state.draw(ax=ax, **options)
-            ax.set_title(title)
+            caption(fig, title)
             yield None
 
     if output.suffix.lower() == ".gif":

@@ -524,7 +524,7 @@ def _rate_panel(ax: Any, entries: Sequence[dict[str, Any]], key: str, even: floa
     ax.bar(x, rate, color="#1f77b4", alpha=0.8)
     ax.errorbar(x, rate, yerr=[rate - low, high - rate], fmt="none", ecolor="black", capsize=4)
     ax.axhline(even, color="grey", linestyle="--", linewidth=1, label=f"even chance {_pct(even)}")
-    ax.set_xticks(x, [str(e[key]) for e in entries], rotation=15)
+    ax.set_xticks(x, [f"{e[key]}\n{_pct(e['win_rate'])}" for e in entries])
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% CI)")
     ax.set_title(title)

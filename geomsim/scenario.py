@@ -468,13 +468,12 @@ class _Builder:
                ) -> tuple[int | None, Action, str]:
         """Parse "[PLAYER:] action text" (and a separate player field) into player and action."""
         prefix, body = self.split(text)
-        if prefix is not None and player is not None and self.player(path, prefix) != self.player(player_path, player):
-            raise self.error(path, f"the text names player {prefix} but the field player is {player}")
-        who = None
-        if prefix is not None:
-            who = self.player(path, prefix)
-        elif player is not None:
-            who = self.player(player_path, player)
+        who = None if prefix is None else self.player(path, prefix)
+        if player is not None:
+            field_player = self.player(player_path, player)
+            if who is not None and who != field_player:
+                raise self.error(path, f"the text names player {prefix} but the field player is {player}")
+            who = field_player
         try:
             action = self.game.parse_action(body)
         except Exception as e:  # parse_action should raise ValueError; report any as one line
@@ -487,7 +486,8 @@ class _Builder:
         if name is not None and (name == END or name in self.seen_names):
             raise self.error(here + ("name",), f"step name {name!r} is "
                              + ("reserved" if name == END else "used twice"))
-        self.seen_names.add(name)
+        if name is not None:
+            self.seen_names.add(name)
         player, action, text = None, None, None
         if "action" in data:
             player, action, text = self.action(here + ("action",), data["action"],
@@ -521,9 +521,8 @@ class _Builder:
         player = None
         if "player" in spec:
             player = resolved["player"] = self.player(path + ("player",), spec["player"])
-        for key in ("winner",):
-            if key in spec:
-                resolved[key] = self.player(path + (key,), spec[key])
+        if "winner" in spec:
+            resolved["winner"] = self.player(path + ("winner",), spec["winner"])
         for key in ("winners", "to_move"):
             if key in spec:
                 resolved[key] = [self.player(path + (key, j), p) for j, p in enumerate(spec[key])]

@@ -463,3 +463,14 @@ def test_malformed_file_through_a_subprocess():
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "unknown game 'chess'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_run_through_a_subprocess(tmp_path):
+    """`geomsim run` on a real scenario exits 0; on a copy with a wrong score it exits 1."""
+    path = ROOT / "scenarios" / "cibola" / "two-players.yaml"
+    broken = tmp_path / "two-players.yaml"
+    broken.write_text(path.read_text().replace("equals: [12, 12]", "equals: [12, 11]"))
+    done = [subprocess.run([sys.executable, "-m", "geomsim.cli", "run", str(p), "--no-outputs", "-q"],
+                           capture_output=True, text=True, cwd=ROOT) for p in (path, broken)]
+    assert [d.returncode for d in done] == [0, 1], [d.stdout + d.stderr for d in done]
+    assert "FAIL  line 15" in done[1].stdout and "expected [12, 11]" in done[1].stdout

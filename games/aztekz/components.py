@@ -60,6 +60,7 @@ class Components:
         object.__setattr__(self, "card_sides", tuple(sides))
         object.__setattr__(self, "card_type", tuple(types))
         object.__setattr__(self, "orientations", tuple(orientations(s) for s in sides))
+        object.__setattr__(self, "json_text", json.dumps(self.data, sort_keys=True, allow_nan=False))
 
     @property
     def cards(self) -> int:

@@ -40,7 +40,7 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 
 from games.anasazi.components import Sizes, Table
-from geomsim.geometry import Pose, depth_in_rectangle, rectangle_corners, to_frames, unit
+from geomsim.geometry import Pose, rectangle_corners, to_frames, unit
 from geomsim.rules import Violation
 
 EPS = 1e-9  # mm: the tolerance of every geometric comparison (see the module docstring)
@@ -395,6 +395,8 @@ class TableGeometry:
     sectors: NDArray[np.object_]
     sector_circles: Array  # (S, 3): centre and radius of a circle around each sector
     tiles: NDArray[np.object_]
+    mesa_circles: Array  # (M, 3): the same around each mesa
+    tile_circles: Array  # (E, 3): the same around each expedition base camp tile
     small_ids: tuple[str, ...]  # the sectors that hold towers at setup
     treasure_ids: tuple[str, ...]  # the sectors that hold treasures at setup
     sector_mesa: dict[str, str]  # the mesa of each sector
@@ -414,9 +416,10 @@ def table_geometry(table: Table) -> TableGeometry:
     tiles = copy([t.polygon for t in table.expedition_camps])
     for geoms in (mesas, sectors, tiles):
         shapely.prepare(geoms)  # copies: the table's own polygons stay untouched
-    circles = np.array([_circle_around(s) for s in sectors]).reshape(-1, 3)
+    circles = lambda geoms: np.array([_circle_around(g) for g in geoms]).reshape(-1, 3)  # noqa: E731
     geo = TableGeometry(tuple(m.id for m in table.mesas), mesas,
-                        tuple(s.id for s in table.sectors), sectors, circles, tiles,
+                        tuple(s.id for s in table.sectors), sectors, circles(sectors), tiles,
+                        circles(mesas), circles(tiles),
                         tuple(s.id for s in table.small_sectors),
                         tuple(s.id for s in table.treasure_sectors),
                         {s.id: p.mesa for p in table.pueblos for s in p.sectors})
@@ -497,35 +500,45 @@ def marker_context(board: Board, player: int, expedition: str, near_target: bool
 def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> PoseCheck:
     """Judge many marker poses (centres `x`, `y`, headings in degrees) of one expedition at once.
 
-    Analytic: each disc's centre in every marker's frame. About a microsecond per pose.
+    Analytic: each disc's centre in every marker's frame; a disc is covered when its centre
+    lies in the marker shrunk by its radius, overlaps when the distance to the rectangle is at
+    most its radius (both within `EPS`). Well under a microsecond per pose.
     """
-    sizes = ctx.sizes
     x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
-    h = np.atleast_1d(np.asarray(heading, float))
-    L, W = sizes.marker_length, sizes.marker_width
-    broken = {}
+    rad = np.radians(np.atleast_1d(np.asarray(heading, float)))
+    c, s = np.cos(rad), np.sin(rad)
+    a, b = ctx.sizes.marker_length / 2.0, ctx.sizes.marker_width / 2.0
+    none = np.zeros(len(x), bool)
     tx, ty, tr = ctx.target
-    along, across = to_frames([tx], [ty], x, y, h)
-    covered = depth_in_rectangle(along[:, 0], across[:, 0], L, W) >= tr - EPS
-    broken[COVER_EXPLORER] = ~covered
+    covered = _inside(tx - x, ty - y, c, s, a - tr + EPS, b - tr + EPS)
+    broken = {COVER_EXPLORER: ~covered, ONE_PER_CAMP: none}
     if ctx.start is not None:
-        sa, sc = to_frames([ctx.start[0]], [ctx.start[1]], x, y, h)
-        on_start = depth_in_rectangle(sa[:, 0], sc[:, 0], L, W) >= ctx.start[2] - EPS
-        broken[ONE_PER_CAMP] = on_start & ~covered
-    else:
-        broken[ONE_PER_CAMP] = np.zeros(len(x), bool)
-    broken[MARKER_PLAY_AREA] = farthest_extent(x, y, h, L, W) > sizes.play_area_radius + EPS
+        sx, sy, sr = ctx.start
+        broken[ONE_PER_CAMP] = _inside(sx - x, sy - y, c, s, a - sr + EPS, b - sr + EPS) & ~covered
+    far = x * x + y * y + a * a + b * b + 2 * a * np.abs(x * c + y * s) + 2 * b * np.abs(y * c - x * s)
+    broken[MARKER_PLAY_AREA] = far > (ctx.sizes.play_area_radius + EPS) ** 2
     obs = ctx.obstacles
     if len(obs):
-        oa, oc = to_frames(obs[:, 0], obs[:, 1], x, y, h)
-        dist = np.hypot(np.maximum(np.abs(oa) - L / 2.0, 0.0), np.maximum(np.abs(oc) - W / 2.0, 0.0))
-        hits = dist <= obs[None, :, 2] - EPS
+        dx, dy = obs[None, :, 0] - x[:, None], obs[None, :, 1] - y[:, None]
+        ex = np.maximum(np.abs(dx * c[:, None] + dy * s[:, None]) - a, 0.0)
+        ey = np.maximum(np.abs(dy * c[:, None] - dx * s[:, None]) - b, 0.0)
+        reach = obs[:, 2] - EPS
+        hits = ex * ex + ey * ey <= reach * reach
         for code, rule in enumerate(_OBSTACLE_RULES):
-            broken[rule] = hits[:, obs[:, 3] == code].any(axis=1)
+            cols = obs[:, 3] == code
+            broken[rule] = hits[:, cols].any(axis=1) if cols.any() else none
     else:
-        for rule in _OBSTACLE_RULES:
-            broken[rule] = np.zeros(len(x), bool)
-    return PoseCheck(~np.logical_or.reduce(list(broken.values())), broken)
+        broken.update((rule, none) for rule in _OBSTACLE_RULES)
+    ok = ~(broken[COVER_EXPLORER] | broken[MARKER_PLAY_AREA])
+    for rule in _OBSTACLE_RULES:
+        ok &= ~broken[rule]
+    return PoseCheck(ok, broken)
+
+
+def _inside(dx: Array, dy: Array, c: Array, s: Array, half_along: float, half_across: float) -> Mask:
+    """Whether offsets (dx, dy) from marker centres lie in the centred rectangle of the given
+    half-sides in each marker's frame."""
+    return (np.abs(dx * c + dy * s) <= half_along) & (np.abs(dy * c - dx * s) <= half_across)
 
 
 def farthest_extent(x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float, width: float
@@ -545,9 +558,10 @@ def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
     x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
     r = sizes.base_camp_radius
     geo = table_geometry(board.table)
-    points = shapely.points(np.stack([x, y], axis=-1))
+    xy = np.stack([x, y], axis=-1)
+    points = shapely.points(xy)
     broken = {
-        CAMP_VALLEY: _near_any(geo.mesas, points, r - EPS),
+        CAMP_VALLEY: _near_any(geo.mesas, geo.mesa_circles, points, xy, r - EPS),
         CAMP_PLAY_AREA: np.hypot(x, y) + r > sizes.play_area_radius + EPS,
     }
     if board.camps:
@@ -556,7 +570,7 @@ def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
         broken[CAMP_ON_CAMP] = (d <= 2 * r - EPS).any(axis=1)
     else:
         broken[CAMP_ON_CAMP] = np.zeros(len(x), bool)
-    on_piece = _near_any(geo.tiles, points, r - EPS)
+    on_piece = _near_any(geo.tiles, geo.tile_circles, points, xy, r - EPS)
     markers = [p for _, _, p in board.markers()]
     if markers:
         mx, my, mh = (np.array([getattr(p, k) for p in markers]) for k in ("x", "y", "heading"))
@@ -568,11 +582,19 @@ def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
     return PoseCheck(~np.logical_or.reduce(list(broken.values())), broken)
 
 
-def _near_any(prepared: NDArray[np.object_], points: NDArray[np.object_], d: float) -> Mask:
-    """For each point, whether any of the prepared polygons lies within `d` of it."""
-    if not len(prepared):
-        return np.zeros(len(points), bool)
-    return shapely.dwithin(prepared[:, None], points[None, :], d).any(axis=0)
+def _near_any(prepared: NDArray[np.object_], circles: Array, points: NDArray[np.object_],
+              xy: Array, d: float) -> Mask:
+    """For each point, whether any of the prepared polygons lies within `d` of it; only pairs
+    whose point lies within `d` of the polygon's bounding circle reach shapely's `dwithin`."""
+    out = np.zeros(len(points), bool)
+    if not len(prepared) or not len(points):
+        return out
+    near = np.hypot(xy[:, None, 0] - circles[None, :, 0], xy[:, None, 1] - circles[None, :, 1])
+    i, j = np.nonzero(near <= circles[None, :, 2] + d)
+    if len(i):
+        hit = shapely.dwithin(prepared[j], points[i], d)
+        out[i[hit]] = True
+    return out
 
 
 def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> Mask:

@@ -169,7 +169,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
 SAMPLES_PER_EXPEDITION = 48
 PER_EXPEDITION = 2  # legal markers taken from one expedition's candidates
 SAMPLE_ROUNDS = 6
-CAMP_SAMPLES = 64
+CAMP_SAMPLES = 24
 CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
 
 
@@ -324,6 +324,13 @@ class AnasaziState(State):
                     for c in COLOURS if self.hands[q][c] > 0]
         return [LookTower(s) for s in self.towers_on_table(_look_scope(decision))]
 
+    def _has_options(self, decision: str) -> bool:
+        """Whether a decision offers anything but a pass (a treasure to take, a tower to see)."""
+        if decision == "take":
+            return any(self.hands[q][c] > 0 for q in range(self.num_players) if q != self.current
+                       for c in COLOURS)
+        return bool(self.towers_on_table(_look_scope(decision)))
+
     def _sample_main(self, player: int, rng: np.random.Generator, k: int, markers: bool
                      ) -> list[Action]:
         """Up to `k` distinct legal base camps and markers, found by the batched checks."""
@@ -347,11 +354,11 @@ class AnasaziState(State):
             r = reach * np.sqrt(rng.uniform(0.0, 1.0, CAMP_SAMPLES))
             t = rng.uniform(0.0, 2 * np.pi, CAMP_SAMPLES)
             x, y = r * np.cos(t), r * np.sin(t)
-            ok = lg.check_camps(board, x, y).ok
-            found += [BuildCamp(float(a), float(b)) for a, b in zip(x[ok], y[ok])]
+            ok = np.flatnonzero(lg.check_camps(board, x, y).ok)[:k - len(found)]
+            found += [BuildCamp(float(x[i]), float(y[i])) for i in ok]
             if len(found) >= k:
                 break
-        return found[:k]
+        return found
 
     def sample_markers(self, player: int, rng: np.random.Generator, k: int) -> list[PlaceMarker]:
         """Up to `k` legal markers on random expeditions (started ones and free expedition base
@@ -575,7 +582,7 @@ class AnasaziState(State):
 
     def _advance(self) -> list[Event]:
         """Drop decisions without options, then move to the next player, phase or the end."""
-        while self.pending and not self._follow_ups(self.current):
+        while self.pending and not self._has_options(self.pending[0]):
             self.pending.pop(0)
         if self.pending:
             return []

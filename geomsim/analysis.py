@@ -20,6 +20,7 @@ or on the order in which games finish (only their ``seconds`` does).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import math
@@ -88,8 +89,6 @@ class Batch:
 
 
 def _digest(text: str) -> str:
-    import hashlib
-
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -186,7 +185,7 @@ def dask_pool(address: str) -> Pool:
     try:
         from distributed import Client
     except ImportError:
-        raise click.UsageError("--scheduler needs Dask: pip install 'geomsim[distributed]'") from None
+        raise _user_error("--scheduler needs Dask: pip install 'geomsim[distributed]'") from None
     try:
         client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as e:
@@ -315,11 +314,13 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: int | None = None,
               progress: bool | None = None) -> list[dict[str, Any]]:
-    """Play the batch's games not yet in ``out/games.jsonl`` and return all its rows.
+    """Play the batch's games into ``out/games.jsonl`` and return all its rows, sorted by seed.
 
-    Rows are appended as games finish; at the end the file is rewritten sorted by seed.
-    Each task plays `chunk` games (None: sized automatically, see `_Chunker`). Raises `Interrupted` on Ctrl-C (pending games cancelled, written rows kept) and `GameFailed`
-    when a game raises.
+    With `resume`, the complete rows already there are kept and only missing seeds are played;
+    otherwise the file is started afresh. Rows are appended as games finish; at the end the
+    file is rewritten sorted by seed. Each task plays `chunk` games (None: sized automatically,
+    see `_Chunker`). Raises `Interrupted` on Ctrl-C or SIGTERM (pending games cancelled,
+    written rows kept) and `GameFailed` when a game raises.
     """
     from tqdm import tqdm
 
@@ -636,7 +637,7 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
     old = json.loads(recorded.read_text(encoding="utf-8"))
     new = batch.record()
     for key, value in new.items():
-        if key != "games" and old.get(key) != value:
+        if key not in ("games", "start_name") and old.get(key) != value:
             raise _user_error(f"--resume: {out} holds another batch: {key} was {old.get(key)!r}, "
                               f"now {value!r}")
 

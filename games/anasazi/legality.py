@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import shapely
@@ -89,6 +90,15 @@ class Board:
     camps: Sequence[Camp] = ()
     expeditions: Mapping[str, Sequence[Pose]] = field(default_factory=dict)
     fresh: frozenset[int] = frozenset()
+    # What the rules derive from the board, kept while it is judged again and again (a board
+    # is not changed once made: treat its sequences as immutable).
+    _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        """`make()`, computed once per board and key."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     @property
     def sizes(self) -> Sizes:
@@ -202,18 +212,20 @@ def end_camps(board: Board, expedition: str) -> frozenset[int]:
     poses = board.expeditions.get(expedition) or ()
     if not poses or not board.camps:
         return frozenset()
-    dist = shapely.distance(marker_polygon(poses[-1], board.sizes), _camp_points(board.camps))
-    return frozenset(np.flatnonzero(dist <= board.sizes.base_camp_radius - EPS).tolist())
+    return board.memo(("end camps", expedition), lambda: frozenset(
+        covered_camps(board, poses[-1])))
 
 
 def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
     """The explorer at the end of every started expedition but `exclude`: (expedition, x, y)."""
-    return [(e, *explorer_centre(poses[-1], board.sizes))
-            for e, poses in board.expeditions.items() if poses and e != exclude]
+    ends = board.memo("end explorers", lambda: [
+        (e, *explorer_centre(poses[-1], board.sizes)) for e, poses in board.expeditions.items()
+        if poses])
+    return [end for end in ends if end[0] != exclude]
 
 
-def _camp_points(camps: Sequence[Camp]) -> NDArray[np.object_]:
-    return shapely.points([(c.x, c.y) for c in camps])
+def _camp_points(board: Board) -> NDArray[np.object_]:
+    return board.memo("camp points", lambda: shapely.points([(c.x, c.y) for c in board.camps]))
 
 
 # -- the exact path ----------------------------------------------------------------------------
@@ -275,7 +287,7 @@ def _camp_cover_violations(board: Board, player: int, expedition: str, rect: sha
     if not board.camps:
         return []
     r = board.sizes.base_camp_radius
-    dist = shapely.distance(rect, _camp_points(board.camps))
+    dist = shapely.distance(rect, _camp_points(board))
     exempt = end_camps(board, expedition)
     found = []
     for i in np.flatnonzero(dist <= r - EPS):
@@ -331,7 +343,7 @@ def camp_violations(board: Board, x: float, y: float) -> list[Violation]:
         found.append(Violation(CAMP_PLAY_AREA, f"the base camp hangs {over:.3f} mm over the edge "
                                "of the play area", {"overhang_mm": over}))
     if board.camps:
-        for i, d in enumerate(shapely.distance(_camp_points(board.camps), point)):
+        for i, d in enumerate(shapely.distance(_camp_points(board), point)):
             if d <= 2 * r - EPS:
                 c = board.camps[i]
                 found.append(Violation(CAMP_ON_CAMP, f"the base camp lies {2 * r - d:.3f} mm on "
@@ -380,7 +392,7 @@ def covered_camps(board: Board, pose: Pose) -> list[int]:
     """The indices of the base camps a marker at `pose` covers (even partly)."""
     if not board.camps:
         return []
-    dist = shapely.distance(marker_polygon(pose, board.sizes), _camp_points(board.camps))
+    dist = shapely.distance(marker_polygon(pose, board.sizes), _camp_points(board))
     return np.flatnonzero(dist <= board.sizes.base_camp_radius - EPS).tolist()
 
 

@@ -169,7 +169,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
 SAMPLES_PER_EXPEDITION = 48
 PER_EXPEDITION = 2  # legal markers taken from one expedition's candidates
 SAMPLE_ROUNDS = 6
-CAMP_SAMPLES = 24
+CAMP_SAMPLES = 8  # candidate base camps per legal one wanted (about half the play area is valley)
 CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
 
 
@@ -260,6 +260,7 @@ class AnasaziState(State):
         self._deal_text: str | None = None  # see to_json
         self._history_text: tuple[int, Any, str] = (0, None, "")
         self._laid_text: _Laid | None = None
+        self._board: tuple[Any, Board] | None = None  # see board()
 
     # -- who decides ---------------------------------------------------------------------------
     def to_move(self) -> tuple[int, ...]:
@@ -285,10 +286,14 @@ class AnasaziState(State):
         return self.table.sizes
 
     def board(self) -> Board:
-        """What lies on the table now, for the geometric rules."""
-        return Board(self.table, tuple(self.camps),
-                     {e: tuple(p) for e, p in self.expeditions.items() if p},
-                     frozenset(self.fresh))
+        """What lies on the table now, for the geometric rules (the same object until a piece
+        is laid or a turn ends: what the rules derive from it is kept there)."""
+        key = (len(self.camps), tuple(map(len, self.expeditions.values())), tuple(self.fresh))
+        if self._board is None or self._board[0] != key:
+            self._board = (key, Board(self.table, tuple(self.camps),
+                                      {e: tuple(p) for e, p in self.expeditions.items() if p},
+                                      frozenset(self.fresh)))
+        return self._board[1]
 
     def markers_left(self) -> int:
         """Expedition markers still in the supply."""
@@ -350,9 +355,10 @@ class AnasaziState(State):
         board, sizes = self.board(), self.sizes
         reach = sizes.play_area_radius - sizes.base_camp_radius
         found: list[BuildCamp] = []
+        n = CAMP_SAMPLES * k
         for _ in range(SAMPLE_ROUNDS):
-            r = reach * np.sqrt(rng.uniform(0.0, 1.0, CAMP_SAMPLES))
-            t = rng.uniform(0.0, 2 * np.pi, CAMP_SAMPLES)
+            r = reach * np.sqrt(rng.uniform(0.0, 1.0, n))
+            t = rng.uniform(0.0, 2 * np.pi, n)
             x, y = r * np.cos(t), r * np.sin(t)
             ok = np.flatnonzero(lg.check_camps(board, x, y).ok)[:k - len(found)]
             found += [BuildCamp(float(x[i]), float(y[i])) for i in ok]
@@ -845,6 +851,7 @@ class AnasaziState(State):
         self.bonus = dict(d["bonus"])
         self._setup = None
         self._deal_text, self._history_text, self._laid_text = None, (0, None, ""), laid
+        self._board = None
         self.history = [_entry_from_text(game, t) for t in parts["history"]]
         return self
 

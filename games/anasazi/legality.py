@@ -527,8 +527,7 @@ def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: Array
     if ctx.start is not None:
         sx, sy, sr = ctx.start
         broken[ONE_PER_CAMP] = _inside(sx - x, sy - y, c, s, a - sr + EPS, b - sr + EPS) & ~covered
-    far = x * x + y * y + a * a + b * b + 2 * a * np.abs(x * c + y * s) + 2 * b * np.abs(y * c - x * s)
-    broken[MARKER_PLAY_AREA] = far > (ctx.sizes.play_area_radius + EPS) ** 2
+    broken[MARKER_PLAY_AREA] = _farthest_sq(x, y, c, s, a, b) > (ctx.sizes.play_area_radius + EPS) ** 2
     obs = ctx.obstacles
     if len(obs):
         dx, dy = obs[None, :, 0] - x[:, None], obs[None, :, 1] - y[:, None]
@@ -555,13 +554,17 @@ def _inside(dx: Array, dy: Array, c: Array, s: Array, half_along: float, half_ac
 
 def farthest_extent(x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float, width: float
                     ) -> Array:
-    """Distance from the table's centre to each rectangle's farthest corner (closed form:
-    |p|² + a² + b² + 2a|p·u| + 2b|p·v| for half-sides a, b along the axes u, v)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    """Distance from the table's centre to each rectangle's farthest corner."""
     c, s = unit(heading)
-    a, b = length / 2.0, width / 2.0
-    sq = x * x + y * y + a * a + b * b + 2 * a * np.abs(x * c + y * s) + 2 * b * np.abs(-x * s + y * c)
-    return np.sqrt(sq)
+    return np.sqrt(_farthest_sq(np.asarray(x, float), np.asarray(y, float), c, s,
+                                length / 2.0, width / 2.0))
+
+
+def _farthest_sq(x: Array, y: Array, c: Array, s: Array, a: float, b: float) -> Array:
+    """Squared distance from the centre to the farthest corner of rectangles centred at (x, y)
+    with half-sides a, b along the axes u = (c, s), v = (-s, c): the corner's sign choices add
+    up, |p|² + a² + b² + 2a|p·u| + 2b|p·v|."""
+    return x * x + y * y + a * a + b * b + 2 * a * np.abs(x * c + y * s) + 2 * b * np.abs(y * c - x * s)
 
 
 def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:

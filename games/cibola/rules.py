@@ -245,10 +245,11 @@ def _action_to_json(self: Action) -> dict[str, Any]:
 for _type in ACTION_TYPES:  # states write their history often: keep this fast
     _type._fields = tuple(f.name for f in dataclasses.fields(_type))
     _type.to_json = _action_to_json
+
 DIRECTIONS = {"down": 1, "up": -1}
 _PATTERNS = {
     "send": (re.compile(r"send (-?\d+)"), "send N (a number of explorers)"),
-    "take": (re.compile(r"take ([A-Za-z])"), "take SLOT (a letter A-D)"),
+    "take": (re.compile(r"take ([a-z])"), "take SLOT (a letter A-D)"),
     "rock": (re.compile(r"rock (\w+) (-?\d+)"), "rock COLUMN CHAMBER, e.g. 'rock sundial 2'"),
     "totem": (re.compile(r"totem (-?\d+)"), "totem ID, e.g. 'totem 4'"),
     "move": (re.compile(r"move (\w+) (-?\d+) (\w+)"), "move COLUMN CHAMBER down|up"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 import math
 from abc import ABC, abstractmethod
@@ -117,13 +118,19 @@ class Action:
 
     def to_json(self) -> JSON:
         """This action as JSON-able data, tagged with its kind."""
-        return {"kind": self.kind, **dataclasses.asdict(self)}  # type: ignore[call-overload]
+        # Shallow on purpose: `asdict` deep-copies, and actions are written at every step.
+        return {"kind": self.kind, **{f.name: getattr(self, f.name) for f in _fields(type(self))}}
 
     @classmethod
     def from_json(cls, obj: JSON) -> Action:
         """The action that `to_json` wrote."""
         fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         return cls(**{k: _tuples(v) for k, v in obj.items() if k in fields})
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
+    return dataclasses.fields(cls)
 
 
 def _tuples(value: Any) -> Any:
@@ -357,12 +364,25 @@ class State(ABC):
 
     def to_json(self) -> str:
         """The whole state, history included, as JSON text (exact round trip)."""
-        data = self.to_dict()
-        data["history"] = [
-            {"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]}
-            for p, a, ev in self.history
-        ]
-        return json.dumps(data, sort_keys=True, allow_nan=False)
+        body = json.dumps(self.to_dict(), sort_keys=True, allow_nan=False)
+        history = f'"history": {self.history_json()}'
+        return "{" + history + "}" if body == "{}" else body[:-1] + ", " + history + "}"
+
+    def history_json(self) -> str:
+        """The history as JSON text. Each entry is encoded once and its text reused while it
+        stays in the history: states are written at every step, and histories only grow."""
+        entries, texts = self.__dict__.get("_history_cache") or ([], [])
+        # List equality tests identity first, so a kept prefix compares at C speed.
+        if len(entries) > len(self.history) or self.history[: len(entries)] != entries:
+            entries, texts = [], []
+        for entry in self.history[len(entries):]:
+            player, action, events = entry
+            texts.append(json.dumps({"player": player, "action": action.to_json(),
+                                     "events": [e.to_json() for e in events]},
+                                    sort_keys=True, allow_nan=False))
+            entries.append(entry)
+        self._history_cache = (entries, texts)
+        return "[" + ", ".join(texts) + "]"
 
     def _history_from_json(self, data: JSON) -> None:
         """Restore `history` from the data `to_json` wrote (for `Game.state_from_json`)."""

@@ -1,0 +1,112 @@
+"""Properties of random Aztekz games: invariants at every step, exact JSON round trips, hidden
+information, and the shared random-simulation harness."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.aztekz import GAME
+from games.aztekz.rules import AztekzState
+from geomsim.testing import check_random_games
+from tests.aztekz.builders import random_game
+
+# The harness plays every game to its end with a JSON round trip at each step, and a random
+# Aztekz game is long (about 700 decisions, most after the 5 x 5 grid is full): a few games per
+# player count keep the folder fast; AZTEKZ_HARNESS_GAMES=200 runs the full batch.
+HARNESS_GAMES = int(os.environ.get("AZTEKZ_HARNESS_GAMES", "10"))
+
+
+def check_invariants(state: AztekzState) -> None:
+    """What no sequence of legal actions may break."""
+    comp = state.comp
+    souls = list(state.supply) + ([state.soul] if state.soul else [])
+    souls += [s for lying in state.loose.values() for s in lying]
+    souls += [k for row in state.carry for c in row if c for k in [c[0]] * c[1]]
+    souls += [k for row in state.piles for kind, n in row for k in [kind] * n]
+    assert Counter(souls) == Counter(comp.souls()), "the 48 souls are conserved"
+    cards = list(state.deck) + ([state.card] if state.card is not None else [])
+    cards += [c for stack in state.stacks.values() for c in stack]
+    assert sorted(cards) == list(range(comp.cards)), "the 48 cards are conserved"
+    counts = state.hero_counts()
+    counts.pop(None, None)
+    assert max(counts.values(), default=0) <= comp.max_heroes_per_card
+    if state.grid.cells:
+        x0, y0, x1, y1 = state.grid.bounds()
+        assert x1 - x0 < comp.grid_size and y1 - y0 < comp.grid_size
+    for cell, stack in state.stacks.items():
+        assert state.grid.cells[cell] in {m for _, m in comp.orientations[stack[-1]]}
+    for p, (chief, *slaves) in enumerate(state.pos):
+        if chief is not None:
+            reach = state.grid.distances(chief)
+            assert any(s in reach for s in slaves), f"player {p}'s chief is cut off"
+    for row in state.carry:
+        assert row[0] is None and all(c is None or c[1] >= 1 for c in row)
+    assert all(n >= 2 for row in state.piles for _, n in row), "a pile holds two souls or more"
+    assert 0 <= state.deck_known <= len(state.deck) and 0 <= state.supply_known <= len(state.supply)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(2, 4), seed=st.integers(0, 2**31 - 1))
+def test_random_games_keep_invariants(players, seed):
+    """Souls and cards conserved, at most 4 heroes a card, 5 x 5, every chief reaches a slave."""
+    final = random_game(players, seed, every=check_invariants)
+    assert final.is_over() and len(final.scores()) == players
+    assert final.winners() and all(np.isfinite(final.scores()))
+
+
+@settings(max_examples=15, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 400))
+def test_json_round_trip_and_replay(players, seed, steps):
+    """A state restored from its JSON writes the same JSON, and plays on exactly as the original."""
+    state = random_game(players, seed, max_steps=steps)
+    text = state.to_json()
+    restored = GAME.state_from_json(text)
+    assert restored.to_json() == text
+    assert [str(a) for a in restored.legal_actions()] == [str(a) for a in state.legal_actions()]
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        if state.is_over():
+            break
+        actions = list(state.legal_actions())
+        action = actions[int(rng.integers(len(actions)))]
+        assert state.apply(action) == restored.apply(action)
+    assert restored.to_json() == state.to_json()
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(20, 500))
+def test_observe_hides_the_face_down_order(seed, steps):
+    """Observations show the piles' sizes and the publicly returned bottoms, never their order."""
+    state = random_game(3, seed, max_steps=steps)
+    rng = np.random.default_rng(seed)
+    for player in range(3):
+        seen = state.observe(player)
+        assert seen["deck"]["size"] == len(state.deck)
+        other = state.determinize(player, rng)
+        assert other.observe(player) == seen
+        assert Counter(other.deck) == Counter(state.deck)
+        assert Counter(other.supply) == Counter(state.supply)
+        hidden = len(state.deck) - state.deck_known
+        assert other.deck.cards[hidden:] == state.deck.cards[hidden:]  # the returned bottom stays
+
+
+def test_determinize_varies_the_unseen_deck():
+    """Determinizations shuffle the unseen deck and souls (and so the next card drawn)."""
+    state = GAME.new_state(2, seed=11)
+    rng = np.random.default_rng(0)
+    tops = {state.determinize(0, rng).deck.peek(3)[0] for _ in range(20)}
+    souls = {tuple(state.determinize(1, rng).supply.peek(3)) for _ in range(20)}
+    assert len(tops) > 1 and len(souls) > 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_harness(players):
+    """The shared random-simulation harness passes every property of the rules interface."""
+    report = check_random_games(GAME, players=players, games=HARNESS_GAMES, seed=100 * players)
+    assert report.games == HARNESS_GAMES and report.illegal_checked > 0

@@ -21,6 +21,7 @@ Numbers are written with Python's shortest exact float form, so ``parse_action(s
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -83,7 +84,7 @@ class PlaceMarker(Action):
         for name in ("x", "y", "heading"):
             object.__setattr__(self, name, _number(getattr(self, name), f"marker {name}"))
 
-    @property
+    @functools.cached_property
     def pose(self) -> Pose:
         """The marker's pose (its centre and heading)."""
         return Pose(self.x, self.y, self.heading)

@@ -225,7 +225,8 @@ def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, f
 
 
 def _camp_points(board: Board) -> NDArray[np.object_]:
-    return board.memo("camp points", lambda: shapely.points([(c.x, c.y) for c in board.camps]))
+    return board.memo("camp points", lambda: shapely.points(
+        np.array([(c.x, c.y) for c in board.camps], dtype=float).reshape(-1, 2)))
 
 
 # -- the exact path ----------------------------------------------------------------------------
@@ -318,7 +319,7 @@ def _hidden_explorer_violations(board: Board, expedition: str, rect: shapely.Pol
     if not ends:
         return []
     r = board.sizes.explorer_radius
-    dist = shapely.distance(rect, shapely.points([(x, y) for _, x, y in ends]))
+    dist = shapely.distance(rect, shapely.points(np.array([(x, y) for _, x, y in ends])))
     return [Violation(EXPLORER_VISIBLE, f"the marker would hide the explorer at the end of "
                       f"expedition {e} at ({x:.2f}, {y:.2f}) by {r - d:.3f} mm",
                       {"expedition": e, "explorer": [x, y], "depth_mm": r - float(d)})

@@ -30,6 +30,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
@@ -567,6 +569,12 @@ class AztekzState(State):
             found = self._cache["frontier"] = self.grid.frontier()
         return found
 
+    def _bounds(self) -> tuple[int, int, int, int] | None:
+        """`grid.bounds()`, cached per labyrinth."""
+        if "bounds" not in self._cache:
+            self._cache["bounds"] = self.grid.bounds()
+        return self._cache["bounds"]
+
     def _labels(self, cell: Cell, mask: int) -> dict[Cell, Cell]:
         """Each card's connected component (named by one of its cells) with `mask` at `cell`."""
         found = self._cache.get((cell, mask))
@@ -594,13 +602,7 @@ class AztekzState(State):
         found = self._phase_problems(action)
         if found:
             return found
-        check = {
-            Select: self._hero_problems, Step: self._step_problems, Take: self._take_problems,
-            Drop: self._drop_problems, Scare: self._scare_problems, Give: self._give_problems,
-            Steal: self._steal_problems, End: self._end_problems, Place: self._placement_problems,
-            Return: self._return_problems,
-        }[type(action)]
-        return check(action, player)
+        return _CHECKS[type(action)](self, action, player)
 
     def _phase_problems(self, action: Action) -> list[Violation]:
         """Rule ``aztekz/turn/phases``: move actions in the move phase, placing in the place phase."""
@@ -764,19 +766,33 @@ class AztekzState(State):
         """
         target = self.scare if scare is None else scare
         left = 0 if steps is None else self.comp.slave_steps - steps
-        counts = self.hero_counts()
-        counts[self.pos[player][self.hero]] -= 1  # the slave itself moves on
-        full = self.comp.max_heroes_per_card
-        cells = {c: m for c, m in self.grid.cells.items() if c == at or counts.get(c, 0) < full}
-        ends = [c for c in self.grid.distances(at, left, cells) if c != target]
-        for end in ends:
-            if self._rotations_at(target, {(player, self.hero): end}, scared=True):
-                return []
-        if not ends:
+        moved = False
+        for end in self._reachable(player, at, left):
+            if end != target:
+                moved = True
+                if self._rotations_at(target, {(player, self.hero): end}, scared=True):
+                    return []
+        if not moved:
             why = f"the slave cannot move on from {key(target)}"
         else:
             why = f"the drawn card could then not be placed on {key(target)}"
         return [_v("scare/move-on-and-cover", why, cell=key(target))]
+
+    def _reachable(self, player: int, start: Cell, steps: int) -> Iterator[Cell]:
+        """The cards the chosen hero could reach from `start` in up to `steps` steps, nearest
+        first (lazily: callers stop at the first that suits), never through a full card."""
+        counts = self.hero_counts()
+        counts[self.pos[player][self.hero]] -= 1  # the hero itself moves on
+        full = self.comp.max_heroes_per_card
+        dist, queue = {start: 0}, deque([start])
+        while queue:
+            here = queue.popleft()
+            yield here
+            if dist[here] < steps:
+                for there in self.grid.steps(here):
+                    if there not in dist and counts.get(there, 0) < full:
+                        dist[there] = dist[here] + 1
+                        queue.append(there)
 
     def _placement_problems(self, action: Place, player: int) -> list[Violation]:
         """Rules of placing, for a Place action (see `_place_problems`)."""
@@ -802,7 +818,7 @@ class AztekzState(State):
                            cell=key(cell))]
             return []
         found = []
-        if not self.grid.within_bound(cell):
+        if not self.grid.within_bound(cell, self._bounds()):
             found.append(_v("place/bound", f"a card at {key(cell)} would make the pyramid area "
                             f"larger than {self.comp.grid_size} x {self.comp.grid_size}",
                             cell=key(cell), bounds=self.grid.bounds()))
@@ -827,13 +843,13 @@ class AztekzState(State):
 
     def _cut_off(self, cell: Cell, mask: int, moved: dict) -> list[int]:
         """Rule ``aztekz/place/chiefs``: players whose chief reaches neither slave with `mask` at `cell`."""
+        where = [[moved.get((p, h), self.pos[p][h]) for h in range(3)] for p in range(self.num_players)]
+        # A chief on a slave's card is never cut off; if every chief is, skip the search.
+        apart = [p for p, (chief, *slaves) in enumerate(where) if chief not in slaves]
+        if not apart:
+            return []
         labels = self._labels(cell, mask)
-        cut = []
-        for p in range(self.num_players):
-            chief, *slaves = (labels[moved.get((p, h), self.pos[p][h])] for h in range(3))
-            if chief not in slaves:
-                cut.append(p)
-        return cut
+        return [p for p in apart if labels[where[p][0]] not in {labels[c] for c in where[p][1:]}]
 
     def _return_problems(self, action: Return, player: int) -> list[Violation]:
         """Rule ``aztekz/place/compulsory``: return only an unplaceable card, or any once 5 x 5 show."""
@@ -1107,4 +1123,11 @@ class AztekzState(State):
         return draw_state(self, ax=ax, reveal=reveal, **options)
 
 
+_CHECKS = {
+    Select: AztekzState._hero_problems, Step: AztekzState._step_problems,
+    Take: AztekzState._take_problems, Drop: AztekzState._drop_problems,
+    Scare: AztekzState._scare_problems, Give: AztekzState._give_problems,
+    Steal: AztekzState._steal_problems, End: AztekzState._end_problems,
+    Place: AztekzState._placement_problems, Return: AztekzState._return_problems,
+}
 GAME = AztekzGame()

@@ -14,6 +14,16 @@ Two paths that agree (tests prove it):
 Both read a `Board`: the fixed table plus what lies on it (base camps with their owners,
 expeditions as lists of marker poses, the base camps placed in the current turn).
 
+The batched API, for bots and reach analysis::
+
+    ctx = marker_context(state.board(), player, "E3")  # once per board, player, expedition
+    check = check_markers(ctx, x, y, heading)           # arrays of n poses (centre, degrees)
+    check.ok                  # (n,) bool: legal
+    check.broken[rule]        # (n,) bool for each id in MARKER_RULES: True where it is broken
+    touched_sectors_batch(table, x, y, heading)         # (n, S): the sectors each pose touches
+    legal_marker_poses(ctx, rng, n)                     # random legal poses (x, y, heading)
+    check_camps(board, x, y)                            # the same for base camps (CAMP_RULES)
+
 Boundary semantics, shared by both paths with the tolerance `EPS` (1e-9 mm), always in favour
 of the placement:
 

@@ -304,6 +304,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
 )}
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _v(rule: str, message: str, **details: Any) -> Violation:
     return Violation(f"aztekz/{rule}", message, details)
 
@@ -376,7 +380,8 @@ class AztekzGame(Game):
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
             raise ValueError(f"aztekz setup: first must be a player 0 to {players - 1}, got {first!r}")
         deck = setup.get("deck", list(range(comp.cards)))
-        if not isinstance(deck, list) or sorted(deck) != list(range(comp.cards)):
+        if (not isinstance(deck, list) or not all(map(_is_int, deck))
+                or sorted(deck) != list(range(comp.cards))):
             raise ValueError(f"aztekz setup: deck must list every card id 0 to {comp.cards - 1} once")
         souls = setup.get("souls", comp.souls())
         if not isinstance(souls, list) or sorted(map(str, souls)) != sorted(comp.souls()):
@@ -416,14 +421,18 @@ class AztekzGame(Game):
         writing the state back costs no more than reading it (the harness does both each step).
         """
         at = text.rfind(_HISTORY_KEY)
-        if at < 0 or not text.endswith("]}"):
-            data = json.loads(text)
-            state = AztekzState.from_dict(self, data)
-            state._history_from_json(data)
-            return state
-        # The history is the last key (as State.to_json writes it): split it off unread.
-        state = AztekzState.from_dict(self, json.loads(text[:at] + "}"))
-        state._history, state._lazy_history = None, text[at + len(_HISTORY_KEY):-2]
+        if at >= 0 and text.endswith("]}"):
+            # The history is the last key (as State.to_json writes it): split it off unread.
+            try:
+                state = AztekzState.from_dict(self, json.loads(text[:at] + "}"))
+            except (KeyError, ValueError):
+                pass  # laid out otherwise: read it all
+            else:
+                state._history, state._lazy_history = None, text[at + len(_HISTORY_KEY):-2]
+                return state
+        data = json.loads(text)
+        state = AztekzState.from_dict(self, data)
+        state._history_from_json(data)
         return state
 
 
@@ -632,7 +641,7 @@ class AztekzState(State):
 
     def _step_problems(self, action: Step, player: int) -> list[Violation]:
         """Rules ``aztekz/move/walls``, ``capacity``, ``chief-one-step``, ``slave-three-steps``."""
-        if action.hero not in HEROES or action.side not in SIDE_OF:
+        if action.hero not in HEROES or action.side not in SIDE_NAMES.values():
             return [Violation(ENGINE_FORM_RULE, f"malformed step {action}")]
         found = self._chosen(action.hero)
         if found:
@@ -727,7 +736,8 @@ class AztekzState(State):
 
     def _steal_problems(self, action: Steal, player: int) -> list[Violation]:
         """Rules ``aztekz/steal/*``: a chief robs another colour's slave whose chief is away."""
-        if action.slave not in ("slave1", "slave2") or not 0 <= action.player < self.num_players:
+        if (action.slave not in ("slave1", "slave2") or not _is_int(action.player)
+                or not 0 <= action.player < self.num_players):
             return [Violation(ENGINE_FORM_RULE, f"no slave {action.player}.{action.slave}")]
         found = self._chosen("chief")
         if found:
@@ -796,6 +806,8 @@ class AztekzState(State):
 
     def _placement_problems(self, action: Place, player: int) -> list[Violation]:
         """Rules of placing, for a Place action (see `_place_problems`)."""
+        if not all(_is_int(v) for v in (action.x, action.y, action.rotation)):
+            return [Violation(ENGINE_FORM_RULE, f"place needs whole numbers, not {action!r}")]
         if not 0 <= action.rotation <= 3:
             return [Violation(ENGINE_FORM_RULE, f"rotation must be 0 to 3, not {action.rotation}")]
         cell = action.cell

@@ -291,14 +291,20 @@ class BoundedGrid:
         cells = self.cells if cells is None else cells
         dist = {start: 0}
         queue = deque([start])
+        # `steps` inlined: this loop is the hot path of path-connectivity rules.
+        links = [(side, OPPOSITE[side], dx, dy) for side, (dx, dy) in STEP.items()]
         while queue:
             here = queue.popleft()
-            if max_steps is not None and dist[here] >= max_steps:
+            d = dist[here]
+            if max_steps is not None and d >= max_steps:
                 continue
-            for nxt in self.steps(here, cells):
-                if nxt not in dist:
-                    dist[nxt] = dist[here] + 1
-                    queue.append(nxt)
+            sides, (x, y) = cells.get(here, 0), here
+            for side, facing, dx, dy in links:
+                if sides & side:
+                    nxt = (x + dx, y + dy)
+                    if nxt not in dist and cells.get(nxt, 0) & facing:
+                        dist[nxt] = d + 1
+                        queue.append(nxt)
         return dist
 
     def connected(self, a: Cell, b: Cell, cells: dict[Cell, int] | None = None) -> bool:

@@ -243,8 +243,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
           "desired.", "AztekzState._step_problems"),
     _rule("steal/chief-only", "The chief", "Before or after his move, he may steal souls.",
           "AztekzState._steal_problems"),
-    _rule("steal/once", "The chief", "Before or after his move, he may steal souls (once a turn by "
-          "default: thefts_per_turn).", "AztekzState._steal_problems"),
+    _rule("steal/once", "The chief", "Before or after his move, he may steal souls (read as: "
+          "once a turn; the number is thefts_per_turn).", "AztekzState._steal_problems"),
     _rule("steal/where", "The chief", "He must stand on a pyramid card with a slave (of another "
           "colour).", "AztekzState._steal_problems"),
     _rule("steal/chief-away", "The chief", "... whose chief is elsewhere (i.e. not on the same "

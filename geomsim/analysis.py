@@ -645,10 +645,10 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
 @click.command("analyze")
 @click.argument("game_name", metavar="GAME")
 @click.option("--players", "-p", type=int, default=None,
-              help="Number of players (default: the game's maximum).")
+              help="Number of players (default: the scenario's, else the game's maximum).")
 @click.option("--bots", "-b", default="random", show_default=True,
               help="Comma-separated bots by seat, repeated to fill the seats: random, greedy[:K], "
-                   "ismcts[:N|:Ts].")
+                   "ismcts[:N|:Ts][:D] (see docs/analysis.md).")
 @click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
               help="Number of games.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True,

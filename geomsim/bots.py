@@ -198,7 +198,7 @@ class ISMCTSBot:
         """The action of `player` most visited at the root after the search."""
         space = state.legal_actions(player)
         if space.finite and len(space) == 1:  # type: ignore[arg-type]
-            return space[0]  # type: ignore[index]
+            return next(iter(space))  # type: ignore[call-overload]
         return self._best(self.search(state, player, rng), state, player, rng)
 
     def search(self, state: State, player: Player, rng: np.random.Generator) -> _Node:

@@ -48,7 +48,7 @@ BATCH = "batch.json"
 Z95 = 1.959963984540054
 
 
-# -- the batch ------------------------------------------------------------------------------------
+# -- the batch -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -129,11 +129,12 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
         try:
             rows.append(play_game(game, players, list(bots), seed, first, max_steps).to_row())
         except Exception as e:
-            raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): {type(e).__name__}: {e}") from None
+            raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): "
+                             f"{type(e).__name__}: {e}") from None
     return rows
 
 
-# -- executors ------------------------------------------------------------------------------------
+# -- executors -------------------------------------------------------------------------------------
 
 
 class InlineExecutor(Executor):
@@ -204,7 +205,7 @@ def dask_pool(address: str) -> Pool:
     return Pool(executor, 2 * threads, close, abandon)
 
 
-# -- rows on disk -------------------------------------------------------------------------------------
+# -- rows on disk ----------------------------------------------------------------------------------
 
 
 def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
@@ -247,7 +248,7 @@ def write_sorted(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     write_text(path, "".join(_row_line(r) for r in sorted(rows, key=lambda r: r["seed"])))
 
 
-# -- running --------------------------------------------------------------------------------------------
+# -- running ---------------------------------------------------------------------------------------
 
 
 class Interrupted(Exception):
@@ -371,7 +372,7 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     return sorted(rows, key=lambda r: r["seed"])
 
 
-# -- summary --------------------------------------------------------------------------------------------
+# -- summary ---------------------------------------------------------------------------------------
 
 
 def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -499,7 +500,7 @@ def _rate_line(label: str, d: dict[str, Any]) -> str:
             f"{_pct(low)}–{_pct(high)} | " + " | ".join(_stats_cells(d["score"])) + " |")
 
 
-# -- plots ------------------------------------------------------------------------------------------------
+# -- plots -----------------------------------------------------------------------------------------
 
 
 def plot_summary(summary: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
@@ -564,7 +565,7 @@ def write_summary(out: Path, rows: Sequence[dict[str, Any]], plot: bool = True) 
     return summary
 
 
-# -- scenarios ------------------------------------------------------------------------------------------------
+# -- scenarios -------------------------------------------------------------------------------------
 
 
 def scenario_start(path: Path, game_spec: str) -> tuple[int, str]:
@@ -588,7 +589,7 @@ def scenario_start(path: Path, game_spec: str) -> tuple[int, str]:
     return scenario.players, state.to_json()
 
 
-# -- the command --------------------------------------------------------------------------------------------------
+# -- the command -----------------------------------------------------------------------------------
 
 
 def _default_workers() -> int:

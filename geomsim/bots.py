@@ -28,7 +28,7 @@ import numpy as np
 
 from geomsim.rules import Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State
 
-# -- the protocol -------------------------------------------------------------------------------
+# -- the protocol ----------------------------------------------------------------------------------
 
 
 @runtime_checkable
@@ -61,7 +61,7 @@ def _pick_best(actions: Sequence[Action], values: Sequence[float],
     return tied[int(rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
 
-# -- random and greedy ----------------------------------------------------------------------------
+# -- random and greedy -----------------------------------------------------------------------------
 
 
 @dataclass
@@ -117,7 +117,7 @@ class GreedyBot:
         return child.evaluate(player)
 
 
-# -- information-set Monte Carlo tree search --------------------------------------------------------
+# -- information-set Monte Carlo tree search -------------------------------------------------------
 
 
 @dataclass
@@ -283,7 +283,7 @@ class ISMCTSBot:
                     state.apply(RandomBot().choose(state, p, rng), p)
 
 
-# -- registry -------------------------------------------------------------------------------------
+# -- registry --------------------------------------------------------------------------------------
 
 
 def _random(arg: str | None) -> Bot:
@@ -358,7 +358,7 @@ def make_bot(spec: str | Bot) -> Bot:
     return factory(arg or None)
 
 
-# -- playing one game -------------------------------------------------------------------------------
+# -- playing one game ------------------------------------------------------------------------------
 
 
 @dataclass
@@ -406,7 +406,8 @@ def figures_of(state: State) -> dict[str, Any]:
         return {}
     found = hook()
     if not isinstance(found, Mapping):
-        raise TypeError(f"{state.game.name}: State.figures() must return a dict, not {type(found).__name__}")
+        raise TypeError(f"{state.game.name}: State.figures() must return a dict, "
+                        f"not {type(found).__name__}")
     return {str(k): v for k, v in found.items()}
 
 

@@ -75,7 +75,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-# -- reproducibility on every executor ------------------------------------------------------------
+# -- reproducibility on every executor -------------------------------------------------------------
 def test_rows_are_sorted_by_seed_and_complete(reference: list[dict]) -> None:
     assert [r["seed"] for r in reference] == list(range(100, 112))
     assert all(r["finished"] and r["game"] == "toy-bid" for r in reference)
@@ -88,7 +88,8 @@ def test_two_spawned_workers_give_the_rows_of_one(reference: list[dict], tmp_pat
     assert _rows(tmp_path) == reference
 
 
-def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict], tmp_path: Path) -> None:
+def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict],
+                                                         tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed", reason="dask is an optional extra: "
                                       "pip install 'geomsim[distributed]'")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
@@ -130,7 +131,7 @@ def test_automatic_chunks_grow_to_a_tenth_of_a_second_of_play() -> None:
     assert [len(t) for t in _Chunker(list(range(10)), 2, size=4)] == [4, 4, 2]
 
 
-# -- interruption and resume ----------------------------------------------------------------------------
+# -- interruption and resume -----------------------------------------------------------------------
 def test_resume_drops_a_partial_last_line_and_redoes_it(reference: list[dict], tmp_path: Path) -> None:
     """A batch killed while writing a row: the cut row is redone, none is lost or doubled."""
     path = tmp_path / "games.jsonl"
@@ -212,7 +213,7 @@ class BrokenGrid(GridGame):
 BROKEN = BrokenGrid()
 
 
-# -- summary ---------------------------------------------------------------------------------------------
+# -- summary ---------------------------------------------------------------------------------------
 def test_wilson_interval_matches_the_published_formula() -> None:
     low, high = wilson(5, 10)  # statsmodels proportion_confint(5, 10, method="wilson")
     assert (round(low, 4), round(high, 4)) == (0.2366, 0.7634)
@@ -253,7 +254,7 @@ def test_summary_files_and_plot_are_written(reference: list[dict], tmp_path: Pat
     assert (tmp_path / "analysis.png").read_bytes()[:4] == b"\x89PNG"
 
 
-# -- the command -----------------------------------------------------------------------------------------
+# -- the command -----------------------------------------------------------------------------------
 def test_analyze_command_prints_the_summary_and_writes_files(tmp_path: Path, capsys) -> None:
     code, out, _ = run(["analyze", GRID, "-n", "6", "-b", "ismcts:10,random", "-w", "1",
                         "-o", str(tmp_path)], capsys)
@@ -289,7 +290,7 @@ def test_from_scenario_starts_every_game_at_its_end(tmp_path: Path, capsys) -> N
     assert code == 2 and "the scenario plays toy-grid, not toy-bid" in err
 
 
-# -- the real games ------------------------------------------------------------------------------------
+# -- the real games --------------------------------------------------------------------------------
 @pytest.mark.parametrize("name, games", [("cibola", 16), ("anasazi", 4), ("aztekz", 4)])
 def test_a_real_game_gives_the_same_rows_on_one_and_two_workers(name: str, games: int,
                                                                 tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from tests.toygames import BID, DISCS, GRID, TOY_GAMES
 ALL_BOTS = ["random", "greedy", "greedy:4", "ismcts:20"]
 
 
-# -- a matching game: simultaneous, and the other's sealed choice is hidden ---------------------------
+# -- a matching game: simultaneous, and the other's sealed choice is hidden ------------------------
 @dataclass(frozen=True)
 class Pick(Action):
     """Pick 0 or 1, text ``pick 1``."""
@@ -128,7 +128,7 @@ def _play_to_end(game: Game, state: State, bot: Bot, rng: np.random.Generator) -
                 state.apply(action, p)
 
 
-# -- every bot, every toy game ------------------------------------------------------------------------
+# -- every bot, every toy game ---------------------------------------------------------------------
 @pytest.mark.parametrize("spec", ALL_BOTS)
 @pytest.mark.parametrize("game", TOY_GAMES + (MATCH,), ids=lambda g: g.name)
 def test_bots_choose_legal_actions_to_the_end(spec: str, game: Game) -> None:
@@ -159,7 +159,7 @@ def test_each_seat_has_its_own_random_stream() -> None:
     assert streams == again and len(set(streams)) == 3
 
 
-# -- greedy -------------------------------------------------------------------------------------------
+# -- greedy ----------------------------------------------------------------------------------------
 def test_greedy_takes_an_immediate_win() -> None:
     # X (player 0) holds 0 and 1; cell 2 wins at once.
     state = GRID.new_state(players=2, seed=None)
@@ -181,7 +181,7 @@ def test_greedy_looks_ahead_only_in_a_determinization() -> None:
     assert 15 <= wins <= 45
 
 
-# -- ISMCTS -------------------------------------------------------------------------------------------
+# -- ISMCTS ----------------------------------------------------------------------------------------
 def test_ismcts_blocks_and_wins_at_tic_tac_toe() -> None:
     state = GRID.new_state(players=2)
     for cell, p in [(0, 0), (4, 1), (1, 0)]:  # O (player 1) must block cell 2
@@ -240,7 +240,7 @@ def test_rewards_share_wins_and_count_opponents_beaten() -> None:
     assert rewards([2, 2], [0, 1]) == [0.5, 0.5]
 
 
-# -- registry and results ------------------------------------------------------------------------------
+# -- registry and results --------------------------------------------------------------------------
 def test_registry_names_bots_and_budgets() -> None:
     assert isinstance(make_bot("random"), RandomBot)
     assert make_bot("greedy:5").samples == 5
@@ -312,7 +312,7 @@ def test_play_game_wants_one_bot_per_seat() -> None:
         play_game(GRID, 2, ["random"], 0)
 
 
-# -- the real games ------------------------------------------------------------------------------------
+# -- the real games --------------------------------------------------------------------------------
 def real_game(name: str) -> Game:
     """The installed game `name`, or a skip while it is not there yet."""
     import geomsim
@@ -333,3 +333,14 @@ def test_bots_play_a_real_game_to_the_end(name: str, bots: list[str]) -> None:
     result = play_game(game, len(bots), bots, 1)
     assert result.finished and result.winners and len(result.scores) == len(bots)
     assert all(math.isfinite(s) for s in result.scores)
+
+
+def test_figures_must_be_a_dict() -> None:
+    class BadFigures(type(GRID)):
+        def new_state(self, players: int = 2, seed: int | None = None, setup=None) -> State:
+            state = super().new_state(players, seed)
+            state.figures = lambda: [1, 2]
+            return state
+
+    with pytest.raises(TypeError, match="State.figures\\(\\) must return a dict, not list"):
+        play_game(BadFigures(), 2, ["random", "random"], 0)

@@ -837,13 +837,9 @@ def write_diagram(scenario: Scenario, state: State, path: Path, spec: Mapping[st
 
 
 def caption(fig: Any, text: str) -> Any:
-    """Write (or rewrite) a one-line caption at the foot of a figure: the game's own titles stay."""
-    found = getattr(fig, "_geomsim_caption", None)
-    if found is None:
-        found = fig.text(0.01, 0.005, text, ha="left", va="bottom", fontsize=9)
-        fig._geomsim_caption = found
-    found.set_text(text)
-    return found
+    """Write (or rewrite) a one-line caption at the foot of a figure: the game's own titles stay.
+    As the figure's x label, the layout makes room for it below everything drawn."""
+    return fig.supxlabel(text, fontsize=9)
 
 
 def write_state(scenario: Scenario, state: State, path: Path, spec: Mapping[str, Any]) -> None:

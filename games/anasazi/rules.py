@@ -223,6 +223,19 @@ class AnasaziGame(Game):
         """The state that `AnasaziState.to_json` wrote."""
         return AnasaziState.from_json(self, text)
 
+    def expectations(self) -> dict[str, Any]:
+        """Scenario expectation kinds of Anasazi: ``reachable`` and ``unreachable`` (see
+        games.anasazi.reach; loaded only when a scenario asks)."""
+        from games.anasazi import reach
+
+        return dict(reach.EXPECTATIONS)
+
+    def outputs(self) -> dict[str, Any]:
+        """Scenario output kinds of Anasazi: ``reach_map`` (see games.anasazi.reach)."""
+        from games.anasazi import reach
+
+        return dict(reach.OUTPUTS)
+
 
 class AnasaziState(State):
     """A moment of a game of Anasazi, setup phase included."""

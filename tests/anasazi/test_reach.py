@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -363,8 +365,9 @@ def test_command_line(tmp_path, ring, capsys):
 
 
 def test_scenario_hooks(ring, tmp_path):
-    from games.anasazi.reach import EXPECTATIONS, OUTPUTS
-
+    """The reach kinds come through the game's scenario hooks (`expectations()`, `outputs()`)."""
+    EXPECTATIONS, OUTPUTS = GAME.expectations(), GAME.outputs()  # noqa: N806
+    assert set(EXPECTATIONS) == {"reachable", "unreachable"} and set(OUTPUTS) == {"reach_map"}
     ok, message = EXPECTATIONS["reachable"](ring, {"reachable": "P2", "from": "E1", "within": 2})
     assert ok and "P2: reachable in 2" in message and "marker E1 at" in message
     ok, message = EXPECTATIONS["reachable"](ring, {"reachable": "P2", "from": "E1", "within": 1})
@@ -375,6 +378,14 @@ def test_scenario_hooks(ring, tmp_path):
     assert not ok and "reachable in 3" in message
     OUTPUTS["reach_map"](ring, tmp_path / "r.json", {"reach_map": "r.json", "max_markers": 1})
     assert json.loads((tmp_path / "r.json").read_text())["sectors"]["P0"]["fewest"] == 1
+
+
+def test_loading_the_game_does_not_load_reach():
+    """The hooks import games.anasazi.reach only when called: loading the game stays light."""
+    code = ("import sys, geomsim; g = geomsim.load_game('anasazi'); "
+            "assert 'games.anasazi.reach' not in sys.modules; g.expectations(); "
+            "assert 'games.anasazi.reach' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_started_expedition_reaches_from_its_explorer(ring):

@@ -34,7 +34,7 @@ import shapely
 from numpy.typing import NDArray
 
 from games.anasazi import legality as lg
-from games.anasazi.actions import Pass, PlaceMarker
+from games.anasazi.actions import PlaceMarker
 from games.anasazi.components import Sizes, Table
 from geomsim.geometry import Pose, distance_to_rectangle, to_frames
 from geomsim.rules import Verdict
@@ -556,22 +556,6 @@ def most_robust(placer: Placer, target: Target, poses: Sequence[Pose]) -> tuple[
 ROUND = 4  # decimals of mm and degrees in witness poses: short enough to paste, checked as is
 
 
-def ready(state: Any, player: int) -> Any:
-    """A clone of `state` in which `player` may lay a marker now.
-
-    Reach asks about the table as it lies. When `player` is to move in play, open decisions (a
-    look, a take) are passed; otherwise (another player's turn, setup, the end) the clone is
-    set at the start of a turn of `player`, nothing else changed: the other players are assumed
-    to leave the table as it is.
-    """
-    s = state.clone()
-    while s.phase == "play" and s.current == player and s.pending:
-        s.apply(Pass(), player)
-    if s.phase != "play" or s.current != player or s.pending or s.actions_left <= 0:
-        s.phase, s.current, s.actions_left, s.pending, s.fresh = "play", player, 2, [], []
-    return s
-
-
 class StatePlacer:
     """The `Placer` of `player` extending `expedition` in an Anasazi state ready for it: the
     rules' batched check (`legality.check_markers`) and their exact `state.check`."""
@@ -584,7 +568,7 @@ class StatePlacer:
 
     @classmethod
     def of(cls, state: Any, expedition: str, player: int | None = None) -> StatePlacer:
-        """The placer for `player` (default: the player to move) on a ready clone of `state`."""
+        """The placer for `player` (default: the player to move) on `state.turn_of(player)`."""
         if player is None:
             movers = state.to_move()
             player = movers[0] if movers else state.current
@@ -592,7 +576,7 @@ class StatePlacer:
                 or not 0 <= player < state.num_players:
             raise ValueError(f"player must be 0 to {state.num_players - 1}, not {player!r}")
         state.table.expedition_camp(expedition)  # KeyError naming an unknown expedition
-        return cls(ready(state, player), expedition, player)
+        return cls(state.turn_of(player), expedition, player)
 
     def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
         """The rules' batched legality of markers of this expedition."""
@@ -615,7 +599,7 @@ class StatePlacer:
         """The placer of the next marker once `pose` is laid, on a clone."""
         s = self.state.clone()
         s.apply(self.action(pose), self.player)
-        return StatePlacer(ready(s, self.player), self.expedition, self.player)
+        return StatePlacer(s.turn_of(self.player), self.expedition, self.player)
 
     def action_text(self, pose: Pose) -> str:
         """The action laying `pose`, as text to paste."""

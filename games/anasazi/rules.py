@@ -280,6 +280,26 @@ class AnasaziState(State):
         """The player to move, or () when the game is over."""
         return () if self.phase == "over" else (self.current,)
 
+    def turn_of(self, player: int) -> AnasaziState:
+        """A clone in which `player` may build or lay a marker now, for looking ahead (reach
+        analysis, search bots). `self` is not changed.
+
+        When `player` is to move in play with actions left, that turn goes on: the open
+        decisions (a tower look, a treasure take) are declined by passing. Otherwise (another
+        player's turn, setup, the end) the clone is at the start of a turn of `player`: two
+        actions, no decision open, no base camp built this turn; the table, the hands and the
+        history stay as they are (the other players are taken to leave the table alone).
+        """
+        player = self._resolve_player(player)
+        other = self.clone()
+        while other.phase == "play" and other.current == player and other.pending:
+            other.apply(Pass(), player)
+        if (other.phase != "play" or other.current != player or other.pending
+                or other.actions_left <= 0):
+            other.phase, other.current, other.actions_left = "play", player, 2
+            other.pending, other.fresh = [], []
+        return other
+
     def seat_order(self) -> list[int]:
         """Players in turn order from the first player (clockwise = increasing numbers)."""
         return [(self.first_player + i) % self.num_players for i in range(self.num_players)]

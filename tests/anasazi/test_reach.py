@@ -25,7 +25,7 @@ from games.anasazi.actions import BuildCamp, LookTower
 from games.anasazi.components import COLOURS, ExpeditionCamp, Mesa, Pueblo, Sector, Setup, Sizes, Table
 from games.anasazi.reach import (
     StatePlacer, Step, branch_and_bound, chain_reach, exclude, make_target, margin, one_marker, reach, reach_map,
-    ready, sectors_of,
+    sectors_of,
 )
 from geomsim.cli import main
 from geomsim.geometry import Pose, rectangle_corners
@@ -90,12 +90,12 @@ def corridor(gap_centre: float) -> list[tuple[int, float, float]]:
 
 
 def replay(state, result) -> list:
-    """Paste the result's actions (their text) into a ready clone; return the events of each."""
-    s = ready(state, result.player)
+    """Paste the result's actions (their text) into `turn_of` clones; return the events of each."""
+    s = state.turn_of(result.player)
     events = []
     for text in result.actions:
         events.append(s.apply(GAME.parse_action(text), result.player))
-        s = ready(s, result.player)
+        s = s.turn_of(result.player)
     return events
 
 

@@ -517,6 +517,29 @@ def test_json_round_trip_and_view(lab):
         GAME.state_from_json('{"state": 1}')
 
 
+def test_turn_of_continues_or_starts_a_turn():
+    """`turn_of(p)`: p's turn goes on with open decisions declined, or a new turn of p starts
+    (two actions, no camp of this turn); the state itself is left as it was."""
+    state = in_play()
+    play(state, "camp -320.0,12.0")  # a look is open; the camp is fresh this turn
+    before = state.to_json()
+    mine = state.turn_of(0)
+    assert state.to_json() == before and state.pending == ["look"]
+    assert (mine.current, mine.actions_left, mine.pending, mine.fresh) == (0, 1, [], [4])
+    assert mine.history[-1][1] == Pass()
+    first = extend(state, "E1", 0)  # it covers the fresh camp: illegal in this turn only
+    assert mine.check(first).rules == ("anasazi/4.2/new-camp",)
+    theirs = state.turn_of(1)
+    assert (theirs.current, theirs.actions_left, theirs.pending, theirs.fresh) == (1, 2, [], [])
+    assert len(theirs.history) == len(state.history) and len(theirs.camps) == len(state.camps)
+    later = mine.turn_of(1).turn_of(0)  # a later turn of player 0: the camp is no longer fresh
+    assert later.actions_left == 2 and later.check(first).ok
+    setup = GAME.new_state(2, setup=lab_setup())
+    assert setup.turn_of(1).to_move() == (1,) and setup.turn_of(1).phase == "play"
+    with pytest.raises(ValueError, match="unknown player"):
+        state.turn_of(2)
+
+
 def test_sampled_actions_are_legal(lab):
     rng = np.random.default_rng(3)
     for _ in range(5):

@@ -8,6 +8,12 @@ text                                    meaning
 ``marker E3 at 10.0,250.0 heading 90.0``  lead expedition E3: lay a marker centred at (10, 250),
                                        its explorer end pointing at 90° (4.2); on a free
                                        expedition base camp this starts its expedition
+``extend E3 heading 90.0``             lead expedition E3 with a marker heading 90° placed from
+                                       its end: the longest step that covers its explorer (or
+                                       start mark), centred on the marker's axis; with
+                                       ``along 12.5 across -2.0`` appended the old explorer lies
+                                       12.5 mm further up the marker (a shorter step) and 2 mm
+                                       right of its axis (left is positive)
 ``look P7s``                           look at the tower on sector P7s (4.3, and the three looks
                                        of setup)
 ``take red from 2``                    take a red treasure from player 2 (after covering one of
@@ -16,7 +22,15 @@ text                                    meaning
 =====================================  ==========================================================
 
 Numbers are written with Python's shortest exact float form, so ``parse_action(str(a)) == a``.
-`pose_covering` and `extend` make marker poses from "cover this explorer, head this way".
+
+The ``extend`` form spares users and scenario writers the computing of poses: it is resolved
+against the table at the moment it is checked or applied (`ExtendMarker.resolve`, by `extend`
+and `pose_covering`) into the ``marker`` action with the exact pose, and judged as that action
+(the same violations, e.g. ``anasazi/4.2/cover-explorer`` when ``along`` or ``across`` leave the
+explorer uncovered). ``along`` runs from 0 (the longest step: the old explorer just inside the
+new marker's tail) to ``L - 2r`` (62 mm with the default sizes: the shortest step); ``across``
+from ``-(W/2 - r)`` to ``W/2 - r`` (±4 mm). Both are 0 when left out. The history keeps the
+action as written; the ``marker-laid`` event gives the pose laid.
 """
 
 from __future__ import annotations
@@ -99,6 +113,38 @@ class PlaceMarker(Action):
 
 
 @dataclass(frozen=True)
+class ExtendMarker(Action):
+    """Lay the next marker of `expedition` heading `heading` (degrees), placed from the
+    expedition's end: its old explorer (or start mark) lies `along` mm up the marker from the
+    rearmost place that covers it and `across` mm left of the marker's axis:
+    ``extend E3 heading 90.0 along 12.5 across -2.0`` (`along`, `across` default to 0)."""
+
+    kind: ClassVar[str] = "extend"
+    expedition: str
+    heading: float
+    along: float = 0.0
+    across: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expedition", _text(self.expedition, "extend expedition"))
+        for name in ("heading", "along", "across"):
+            object.__setattr__(self, name, _number(getattr(self, name), f"extend {name}"))
+
+    def resolve(self, state: HasBoard | Board) -> PlaceMarker:
+        """The marker this action lays on the table as it lies now (`KeyError` for an unknown
+        expedition; offsets out of range give a pose that the rules refuse)."""
+        return extend(state, self.expedition, self.heading, self.along, self.across, strict=False)
+
+    def __str__(self) -> str:
+        text = f"extend {self.expedition} heading {self.heading!r}"
+        if self.along:
+            text += f" along {self.along!r}"
+        if self.across:
+            text += f" across {self.across!r}"
+        return text
+
+
+@dataclass(frozen=True)
 class LookTower(Action):
     """Look at the tower on a (small) sector: ``look P7s``."""
 
@@ -140,13 +186,17 @@ class Pass(Action):
         return "pass"
 
 
-ACTION_TYPES: tuple[type[Action], ...] = (BuildCamp, PlaceMarker, LookTower, TakeTreasure, Pass)
+ACTION_TYPES: tuple[type[Action], ...] = (BuildCamp, PlaceMarker, ExtendMarker, LookTower,
+                                          TakeTreasure, Pass)
 
 _NUM = r"([^\s,]+)"
 _FORMS = {
     "camp": (re.compile(rf"camp\s+{_NUM}\s*,\s*{_NUM}"), "camp X,Y"),
     "marker": (re.compile(rf"marker\s+(\S+)\s+at\s+{_NUM}\s*,\s*{_NUM}\s+heading\s+{_NUM}"),
                "marker E1 at X,Y heading DEGREES"),
+    "extend": (re.compile(rf"extend\s+(\S+)\s+heading\s+{_NUM}(?:\s+along\s+{_NUM})?"
+                          rf"(?:\s+across\s+{_NUM})?"),
+               "extend E1 heading DEGREES [along MM] [across MM]"),
     "look": (re.compile(r"look\s+(\S+)"), "look SECTOR"),
     "take": (re.compile(r"take\s+(\S+)\s+from\s+(\S+)"), "take COLOUR from PLAYER"),
     "pass": (re.compile(r"pass"), "pass"),
@@ -171,6 +221,10 @@ def parse_action(text: str) -> Action:
     if words[0] == "marker":
         return PlaceMarker(g[0], _parsed(g[1], "marker x"), _parsed(g[2], "marker y"),
                            _parsed(g[3], "marker heading"))
+    if words[0] == "extend":
+        return ExtendMarker(g[0], _parsed(g[1], "extend heading"),
+                            0.0 if g[2] is None else _parsed(g[2], "extend along"),
+                            0.0 if g[3] is None else _parsed(g[3], "extend across"))
     if words[0] == "look":
         return LookTower(g[0])
     if words[0] == "take":
@@ -196,14 +250,15 @@ class HasBoard(Protocol):
 
 
 def extend(state: HasBoard | Board, expedition: str, heading: float, along: float = 0.0,
-           across: float = 0.0) -> PlaceMarker:
+           across: float = 0.0, strict: bool = True) -> PlaceMarker:
     """The marker that continues `expedition` (or starts it from its base camp) heading
     `heading`, covering its current end explorer (or start mark).
 
     `along` = 0 makes the longest step (the old explorer just inside the new marker's tail),
-    larger values shorter steps; `across` shifts the marker sideways (see `pose_covering`).
+    larger values shorter steps; `across` puts the old explorer left of the marker's axis (see
+    `pose_covering`, and its `strict` for offsets out of range).
     """
     board = state if isinstance(state, Board) else state.board()
     x, y, r = expedition_end(board, expedition)
     return PlaceMarker.at(expedition, pose_covering((x, y), heading, board.sizes, along=along,
-                                                    across=across, radius=r))
+                                                    across=across, radius=r, strict=strict))

@@ -171,22 +171,24 @@ def cover_room(sizes: Sizes, radius: float | None = None) -> tuple[float, float]
 
 
 def pose_covering(point: tuple[float, float], heading: float, sizes: Sizes, along: float = 0.0,
-                  across: float = 0.0, radius: float | None = None) -> Pose:
+                  across: float = 0.0, radius: float | None = None, strict: bool = True) -> Pose:
     """The pose of a marker heading `heading` that covers a disc (an explorer) centred at `point`.
 
     `along` (mm) is how far the disc's centre lies from the rearmost place it can have on the
     marker: 0 lays the whole marker ahead of the disc (the longest step), ``L - 2r`` the
-    shortest; `across` shifts it sideways (|across| <= W/2 - r). Outside those ranges the marker
-    would not cover the disc: `ValueError` says so.
+    shortest; `across` is how far the disc's centre lies left of the marker's axis, looking
+    along the heading (|across| <= W/2 - r). Outside those ranges the marker would not cover
+    the disc: `ValueError` says so, unless `strict` is False (the pose is made all the same, and
+    the rules' check says by how much it misses).
     """
     half_along, half_across = cover_room(sizes, radius)
     for name, value in (("point x", point[0]), ("point y", point[1]), ("heading", heading),
                         ("along", along), ("across", across)):
         if not math.isfinite(value):
             raise ValueError(f"{name} must be a finite number, not {value!r}")
-    if not -EPS <= along <= 2 * half_along + EPS:
+    if strict and not -EPS <= along <= 2 * half_along + EPS:
         raise ValueError(f"along must lie in [0, {2 * half_along:g}] mm, not {along!r}")
-    if abs(across) > half_across + EPS:
+    if strict and abs(across) > half_across + EPS:
         raise ValueError(f"across must lie in [-{half_across:g}, {half_across:g}] mm, not {across!r}")
     local = -half_along + along
     c, s = cos_sin(heading)
@@ -246,11 +248,9 @@ ORIGIN = shapely.Point(0.0, 0.0)
 def marker_violations(board: Board, player: int, expedition: str, pose: Pose) -> list[Violation]:
     """Every geometric rule of 4.2 that laying a marker of `expedition` at `pose` by `player`
     breaks, each with the numbers that say why (exact: shapely distances)."""
-    table = board.table
-    if expedition not in {e.id for e in table.expedition_camps}:
-        known = ", ".join(e.id for e in table.expedition_camps)
-        return [Violation(EXPEDITION_CAMP, f"{expedition!r} is not an expedition base camp "
-                          f"(known: {known})", {"expedition": expedition})]
+    found = expedition_violations(board, expedition)
+    if found:
+        return found
     sizes = board.sizes
     rect = marker_polygon(pose, sizes)
     found = _cover_violations(board, expedition, rect)
@@ -262,6 +262,15 @@ def marker_violations(board: Board, player: int, expedition: str, pose: Pose) ->
     found += _camp_cover_violations(board, player, expedition, rect)
     found += _hidden_explorer_violations(board, expedition, rect)
     return found
+
+
+def expedition_violations(board: Board, expedition: str) -> list[Violation]:
+    """The violation of naming an expedition that the table does not have (none if it has)."""
+    camps = board.table.expedition_camps
+    if any(e.id == expedition for e in camps):
+        return []
+    return [Violation(EXPEDITION_CAMP, f"{expedition!r} is not an expedition base camp (known: "
+                      f"{', '.join(e.id for e in camps)})", {"expedition": expedition})]
 
 
 def _depth(rect: shapely.Polygon, x: float, y: float) -> float:

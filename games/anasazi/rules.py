@@ -24,7 +24,8 @@ import numpy as np
 
 from games.anasazi import legality as lg
 from games.anasazi.actions import (
-    ACTION_TYPES, BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure, parse_action,
+    ACTION_TYPES, BuildCamp, ExtendMarker, LookTower, Pass, PlaceMarker, TakeTreasure, extend,
+    parse_action,
 )
 from games.anasazi.components import (
     COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Setup, Table, TableView,
@@ -419,7 +420,8 @@ class AnasaziState(State):
 
     def arbitrary_actions(self, player: int, rng: np.random.Generator, k: int) -> list[Action]:
         """Well-formed actions, mostly illegal: camps anywhere, markers near and far from the
-        explorers, looks at any sector, takes, passes (test input for `check`)."""
+        explorers (absolute and relative), looks at any sector, takes, passes (test input for
+        `check`)."""
         R = self.sizes.play_area_radius
         board = self.board()
         ids = list(self.expeditions) + ["E9"]
@@ -429,17 +431,18 @@ class AnasaziState(State):
             roll = rng.integers(6)
             if roll == 0:
                 out.append(BuildCamp(*(float(v) for v in rng.uniform(-1.1 * R, 1.1 * R, 2))))
-            elif roll in (1, 2):
+            elif roll == 1:
                 e = str(rng.choice(ids))
                 if e in self.expeditions:
-                    x, y, r = lg.expedition_end(board, e)
-                    pose = lg.pose_covering((x, y), float(rng.uniform(0, 360)), self.sizes,
-                                            radius=r)
+                    near = extend(board, e, float(rng.uniform(0, 360)))
                     jitter = rng.normal(0.0, 4.0, 2)
-                    out.append(PlaceMarker(e, pose.x + float(jitter[0]), pose.y + float(jitter[1]),
-                                           pose.heading))
+                    out.append(PlaceMarker(e, near.x + float(jitter[0]), near.y + float(jitter[1]),
+                                           near.heading))
                 else:
                     out.append(PlaceMarker(e, *(float(v) for v in rng.uniform(-R, R, 2)), 0.0))
+            elif roll == 2:  # relative markers, the offsets sometimes out of range
+                out.append(ExtendMarker(str(rng.choice(ids)), float(rng.uniform(0, 360)),
+                                        float(rng.uniform(-4.0, 66.0)), float(rng.uniform(-6.0, 6.0))))
             elif roll == 3:
                 out.append(LookTower(str(rng.choice(sectors))))
             elif roll == 4:
@@ -455,6 +458,11 @@ class AnasaziState(State):
             return found
         if isinstance(action, BuildCamp):
             return self._camp_violations(action, player)
+        if isinstance(action, ExtendMarker):
+            found = lg.expedition_violations(self.board(), action.expedition)
+            if found:
+                return found
+            action = action.resolve(self)
         if isinstance(action, PlaceMarker):
             return lg.marker_violations(self.board(), player, action.expedition, action.pose)
         if isinstance(action, LookTower):
@@ -475,7 +483,7 @@ class AnasaziState(State):
             return [Violation(TURN, f"first decide the {_describe(self.pending[0])} "
                               f"(or pass) before any other action, not {action}",
                               {"pending": list(self.pending)})]
-        if isinstance(action, (BuildCamp, PlaceMarker)):
+        if isinstance(action, (BuildCamp, PlaceMarker, ExtendMarker)):
             return []
         return [Violation(TURN, f"{action} is not an action of a turn now: build a base camp or "
                           f"lead an expedition ({self.actions_left} action(s) left this turn)",
@@ -540,6 +548,8 @@ class AnasaziState(State):
             events = self._build_camp(action, player)
         elif isinstance(action, PlaceMarker):
             events = self._lay_marker(action, player)
+        elif isinstance(action, ExtendMarker):
+            events = self._lay_marker(action.resolve(self), player)
         elif isinstance(action, LookTower):
             events = self._look(action, player)
         elif isinstance(action, TakeTreasure):
@@ -571,6 +581,7 @@ class AnasaziState(State):
         self.expeditions[action.expedition].append(pose)
         self.actions_left -= 1
         events = [Event("marker-laid", player, {"expedition": action.expedition,
+                                                "pose": [pose.x, pose.y, pose.heading],
                                                 "markers_left": self.markers_left()})]
         for sid in lg.touched_sectors(self.table, pose):
             events += self._collect(sid, player)

@@ -8,10 +8,12 @@ import math
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.anasazi import GAME
 from games.anasazi import legality as lg
-from games.anasazi.actions import LookTower, Pass, PlaceMarker, TakeTreasure, extend
+from games.anasazi.actions import ExtendMarker, LookTower, Pass, PlaceMarker, TakeTreasure, extend
 from games.anasazi.components import Sizes
 from geomsim.geometry import Pose
 from geomsim.rules import IllegalAction
@@ -467,17 +469,21 @@ def test_winner():
 # -- actions, helpers, JSON -----------------------------------------------------------------
 def test_action_text_round_trip():
     for text in ("camp 120.5,-33.0", "marker E3 at 10.0,250.0 heading 90.0", "look P7s",
-                 "take red from 2", "pass"):
+                 "take red from 2", "pass", "extend E3 heading 90.0", "extend E3 heading 9.5 "
+                 "along 12.5 across -2.0", "extend E3 heading 90.0 across 2.0"):
         action = GAME.parse_action(text)
         assert str(action) == text and GAME.action_from_json(action.to_json()) == action
     assert GAME.parse_action("marker E3 at 10,250 heading 90") == PlaceMarker("E3", 10.0, 250.0, 90.0)
     assert str(GAME.parse_action("camp -0.0,1e-3")) == "camp 0.0,0.001"
+    assert GAME.parse_action("extend E3 heading 90 along 0") == ExtendMarker("E3", 90.0)
 
 
 @pytest.mark.parametrize("text, words", [
     ("fly away", "unknown Anasazi action"), ("camp 1", "camp X,Y"), ("camp x,1", "camp x"),
     ("camp nan,1", "finite"), ("marker E1 at 1,2", "heading"), ("take gold from 1", "colour"),
     ("take red from me", "player"), ("look", "look SECTOR"),
+    ("extend E1", "extend E1 heading DEGREES"), ("extend E1 heading 1 along inf", "extend along"),
+    ("extend E1 heading 1 across 2 along 1", "extend E1 heading DEGREES .along MM. .across MM."),
 ])
 def test_parse_errors_name_the_field(text, words):
     with pytest.raises(ValueError, match=words):
@@ -495,6 +501,37 @@ def test_pose_covering_and_extend(lab):
             lg.pose_covering((0.0, 0.0), 0.0, lab.sizes, **bad)
     step = extend(lab, "E1", 0, along=10.0)
     assert step.x == -350.0 + 31.0 - 10.0 and lab.check(step).ok
+
+
+_STARTED = in_play()
+play(_STARTED, str(extend(_STARTED, "E1", 30.0)), "camp -200.0,100.0", "pass")
+
+
+@settings(max_examples=60, deadline=None)
+@given(expedition=st.sampled_from(["E1", "E2", "E4"]), heading=st.floats(0.0, 360.0),
+       along=st.floats(-3.0, 66.0), across=st.floats(-5.0, 5.0))
+def test_relative_marker_is_judged_and_laid_as_its_pose(expedition, heading, along, across):
+    """``extend E1 heading H along A across C`` is judged with the very violations of the
+    absolute marker that `extend` makes from the table as it lies (offsets out of range
+    included), and lays that marker; its text and JSON round trip."""
+    state = _STARTED.clone()  # player 1 to move; E1 started (explorer end), E2 and E4 not
+    relative = ExtendMarker(expedition, heading, along, across)
+    absolute = relative.resolve(state)
+    assert absolute == extend(state, expedition, heading, along, across, strict=False)
+    assert state.check(relative).violations == state.check(absolute).violations
+    assert GAME.parse_action(str(relative)) == relative == GAME.action_from_json(relative.to_json())
+    if state.check(relative).ok:
+        other = state.clone()
+        events = state.apply(relative)
+        assert events[0].data["pose"] == [absolute.x, absolute.y, absolute.heading]
+        assert other.apply(absolute) == events and other.expeditions == state.expeditions
+        assert state.history[-1][1] == relative  # the history keeps the action as written
+
+
+def test_relative_marker_unknown_expedition_or_offsets_out_of_range(lab):
+    assert rules_of(lab, "extend E9 heading 0") == ("anasazi/4.2/expedition-camp",)
+    assert rules_of(lab, "extend E1 heading 180 along 70") == ("anasazi/4.2/cover-explorer",)
+    assert rules_of(lab, "extend E1 heading 180 along 62 across 4.5") == ("anasazi/4.2/cover-explorer",)
 
 
 def test_illegal_apply_leaves_state_unchanged(lab):

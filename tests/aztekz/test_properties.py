@@ -17,10 +17,11 @@ from geomsim.rules import State
 from geomsim.testing import check_random_games
 from tests.aztekz.builders import random_game
 
-# The harness plays every game to its end with a JSON round trip at each step, and a random
-# Aztekz game is long (about 700 decisions, most after the 5 x 5 grid is full): a few games per
-# player count keep the folder fast; AZTEKZ_HARNESS_GAMES=200 runs the full batch.
-HARNESS_GAMES = int(os.environ.get("AZTEKZ_HARNESS_GAMES", "10"))
+# A random Aztekz game is long (about 700 decisions, most after the 5 x 5 grid is full): the
+# harness checks every decision's legal actions, and runs its costlier checks (JSON round trip,
+# observations, illegal actions, clones) every 7th decision, which reaches every phase of a turn.
+HARNESS_GAMES = int(os.environ.get("AZTEKZ_HARNESS_GAMES", "200"))
+THOROUGH_EVERY = int(os.environ.get("AZTEKZ_HARNESS_THOROUGH_EVERY", "7"))
 
 
 def check_invariants(state: AztekzState) -> None:
@@ -110,5 +111,6 @@ def test_determinize_varies_the_unseen_deck():
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_harness(players):
     """The shared random-simulation harness passes every property of the rules interface."""
-    report = check_random_games(GAME, players=players, games=HARNESS_GAMES, seed=100 * players)
+    report = check_random_games(GAME, players=players, games=HARNESS_GAMES, seed=100 * players,
+                                thorough_every=THOROUGH_EVERY)
     assert report.games == HARNESS_GAMES and report.illegal_checked > 0

@@ -13,10 +13,10 @@ from games.cibola import GAME
 from geomsim.testing import check_random_games
 from tests.cibola.helpers import COMPONENTS
 
-# The harness writes the whole state dozens of times a step: 200 games per player count take
-# minutes on this machine. The default keeps the test folder within its time budget;
-# CIBOLA_HARNESS_GAMES=200 runs the full count.
-HARNESS_GAMES = int(os.environ.get("CIBOLA_HARNESS_GAMES", "30"))
+# 200 games per player count; the harness's costlier checks run every 3rd decision, which
+# reaches every phase of a round (CIBOLA_HARNESS_THOROUGH_EVERY=1 checks every decision).
+HARNESS_GAMES = int(os.environ.get("CIBOLA_HARNESS_GAMES", "200"))
+THOROUGH_EVERY = int(os.environ.get("CIBOLA_HARNESS_THOROUGH_EVERY", "3"))
 
 
 def _invariants(state) -> None:
@@ -67,6 +67,6 @@ def test_setup_json_round_trip(players, seed):
 def test_harness_random_games(players):
     """geomsim.testing.check_random_games: the rules-interface contract over random games."""
     report = check_random_games(GAME, players=players, games=HARNESS_GAMES, seed=1000 * players,
-                                observe_every=2)
+                                thorough_every=THOROUGH_EVERY)
     assert report.games == HARNESS_GAMES and report.illegal_checked > 0
     assert report.determinize_varied > 0

@@ -375,13 +375,15 @@ class State(ABC):
         # List equality tests identity first, so a kept prefix compares at C speed.
         if len(entries) > len(self.history) or self.history[: len(entries)] != entries:
             entries, texts = [], []
-        for entry in self.history[len(entries):]:
-            player, action, events = entry
-            texts.append(json.dumps({"player": player, "action": action.to_json(),
-                                     "events": [e.to_json() for e in events]},
-                                    sort_keys=True, allow_nan=False))
-            entries.append(entry)
-        self._history_cache = (entries, texts)
+        new = self.history[len(entries):]
+        if new:  # new lists, never appended in place: shallow clones may share the old ones
+            entries = entries + new
+            texts = texts + [
+                json.dumps({"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]},
+                           sort_keys=True, allow_nan=False)
+                for p, a, ev in new
+            ]
+            self._history_cache = (entries, texts)
         return "[" + ", ".join(texts) + "]"
 
     def _history_from_json(self, data: JSON) -> None:

@@ -951,33 +951,6 @@ class CibolaState(State):
         data["components"] = None if default else self.components.data
         return data
 
-    def to_json(self) -> str:
-        """The same text as `State.to_json`, each history entry encoded once and then reused:
-        harnesses and bots write states at every step, and the history only grows."""
-        data = self.to_dict()
-        # Keys sort around "history": write the keys before and after it, splice it between.
-        before = json.dumps({k: v for k, v in data.items() if k < "history"},
-                            sort_keys=True, allow_nan=False)[1:-1]
-        after = json.dumps({k: v for k, v in data.items() if k > "history"},
-                           sort_keys=True, allow_nan=False)[1:-1]
-        history = '"history": [' + ", ".join(self._history_texts()) + "]"
-        return "{" + ", ".join(p for p in (before, history, after) if p) + "}"
-
-    def _history_texts(self) -> list[str]:
-        """The JSON text of each history entry, encoded once: the cache holds the entries it
-        encoded and is used while they are still the history's first entries."""
-        entries, texts = self.__dict__.get("_history_cache") or ([], [])
-        if self.history[: len(entries)] != entries:  # C-speed: identical entries compare at once
-            entries, texts = [], []
-        for entry in self.history[len(entries):]:
-            player, action, events = entry
-            texts.append(json.dumps({"player": player, "action": action.to_json(),
-                                     "events": [e.to_json() for e in events]},
-                                    sort_keys=True, allow_nan=False))
-            entries.append(entry)
-        self._history_cache = (entries, texts)
-        return texts
-
     def _load(self, d: Mapping[str, Any]) -> None:
         """Restore the fields `to_dict` wrote."""
         self.round, self.stage, self.torch = d["round"], d["stage"], d["torch"]
@@ -1018,8 +991,6 @@ class CibolaState(State):
         c.sealed = (SealedChoices(self.sealed.players, dict(self.sealed.choices))
                     if self.sealed else None)
         c.history = list(self.history)
-        entries, texts = self.__dict__.get("_history_cache") or ([], [])
-        c._history_cache = (list(entries), list(texts))
         return c
 
     def determinize(self, player: int, rng: np.random.Generator) -> CibolaState:

@@ -973,6 +973,17 @@ class AztekzState(State):
         """Rule ``aztekz/score/piles``: each pile scores its size minus one."""
         return [float(sum(n - 1 for _, n in piles)) for piles in self.piles]
 
+    def figures(self) -> dict[str, int]:
+        """Numbers for batch analysis: cards showing, piles made and the souls in them."""
+        return {"cards showing": len(self.grid), "piles": sum(len(p) for p in self.piles),
+                "souls in piles": sum(self.souls_collected())}
+
+    def evaluate(self, player: int) -> float:
+        """The score, plus half a point for each soul a slave carries beyond the first: a pile
+        in hand is a pile nearly made (so greedy players collect)."""
+        carried = sum(max(0, c[1] - 1) for c in self.carry[player] if c)
+        return self.scores()[player] + 0.5 * carried
+
     def souls_collected(self) -> list[int]:
         """How many souls each player holds in piles (the tie-break)."""
         return [sum(n for _, n in piles) for piles in self.piles]

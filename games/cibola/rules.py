@@ -902,6 +902,13 @@ class CibolaState(State):
         best = max(c[column] for c in counts)
         return (value if have == best and have > 0 else 0) + have * bonus
 
+    def figures(self) -> dict[str, int]:
+        """Numbers for batch analysis: treasures taken by kind, rocks placed, explorers left."""
+        found = {f"{name} taken": sum(c[i] for c in self.counts) for i, name in enumerate(TREASURES)}
+        found["rocks placed"] = sum(sum(chambers) for chambers in self.covered)
+        found["explorers left"] = sum(self.explorers)
+        return found
+
     def scores(self) -> list[float]:
         """Points per player as the temple and hands stand now (final once the game is over)."""
         return [float(s["total"]) for s in self.score_sheet()]

@@ -117,13 +117,12 @@ def setup_command(game_name: str, players: int | None, seed: int, source: Path |
     from geomsim.files import write_text
 
     game = game_option(game_name)
-    if source is not None:
-        setup = read_json(source)
-        players = players or setup.get("players")
-    else:
-        players = players or game.max_players
-        setup = game.make_setup(players, seed)
+    setup = read_json(source) if source is not None else None
+    if players is None:
+        players = setup.get("players") if isinstance(setup, dict) else game.max_players
     try:
+        if setup is None:
+            setup = game.make_setup(players, seed)
         state = game.new_state(players=players, setup=setup)
     except (ValueError, KeyError, TypeError) as e:
         raise UserError(f"{source or 'setup'}: {e}") from None

@@ -72,3 +72,19 @@ def test_console_script_has_no_traceback():
                          capture_output=True, text=True)
     assert run.returncode == 2
     assert "Traceback" not in run.stderr and "unknown game 'nope'" in run.stderr
+
+
+def test_bad_player_count_is_one_line(capsys):
+    assert main(["setup", "anasazi", "--players", "9"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "geomsim: error: setup: anasazi is played by 2 to 4 players, not 9")
+
+
+@pytest.mark.parametrize("name", ["anasazi", "cibola", "aztekz"])
+def test_setup_writes_a_diagram_and_data_that_draw_again(tmp_path, name, capsys):
+    data, picture = tmp_path / "setup.json", tmp_path / "setup.png"
+    assert main(["setup", name, "-p", "3", "-s", "4", "--json", str(data), "-o", str(picture)]) == 0
+    assert picture.read_bytes().startswith(b"\x89PNG")
+    again = tmp_path / "again.svg"
+    assert main(["setup", name, "--from", str(data), "-o", str(again)]) == 0
+    assert again.read_text().startswith("<?xml")

@@ -3,6 +3,7 @@ of conftest.py where every coordinate is known."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -547,6 +548,11 @@ def test_json_round_trip_and_view(lab):
     again = GAME.state_from_json(text)
     assert again.to_json() == text and again.observe(0) == lab.observe(0)
     assert again.history[-1][1] == LookTower("P3s")
+    # the history as the engine writes it, and read back entry by entry
+    assert f'"history": {lab.history_json()}, ' in text
+    assert json.loads(text)["history"][-1] == {"player": 0, "action": LookTower("P3s").to_json(),
+                                               "events": [e.to_json() for e in lab.history[-1][2]]}
+    assert again.history_json() == lab.history_json() and again.history == lab.history
     view = lab.view(0)
     assert view.expeditions["E1"] == [Pose(-319.0, 0.0, 0.0)] and view.known_towers["P3s"] == "red"
     assert lab.view().known_towers == {} and len(view.base_camps) == 5

@@ -341,6 +341,21 @@ def _splice(data: dict[str, Any], raw: dict[str, str]) -> str:
 
 
 # -- the game -------------------------------------------------------------------------------------
+def _pile_on_top(given: Any, drawn: list, problem: str) -> list:
+    """`given` on top of the rest of `drawn` (the seeded order): a setup may fix only the top
+    of a pile. `ValueError` naming `problem` when `given` is not part of the pile."""
+    if given is None:
+        return list(drawn)
+    rest = list(drawn)
+    if not isinstance(given, list):
+        raise ValueError(f"aztekz setup: {problem}")
+    for item in given:
+        if isinstance(item, bool) or item not in rest:
+            raise ValueError(f"aztekz setup: {problem}; {item!r} is not left to place")
+        rest.remove(item)
+    return list(given) + rest
+
+
 class AztekzGame(Game):
     """Aztekz: 2 to 4 players lead their heroes through a labyrinth of pyramid cards to collect souls."""
 
@@ -376,17 +391,16 @@ class AztekzGame(Game):
         comp = load_components(setup.get("components"))
         if setup.get("players", players) != players:
             raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
-        first = setup.get("first", 0)
+        # What the setup leaves out comes from the seeded random setup.
+        drawn = self.make_setup(players, 0 if seed is None else seed, setup.get("components"))
+        first = setup.get("first", drawn["first"])
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
             raise ValueError(f"aztekz setup: first must be a player 0 to {players - 1}, got {first!r}")
-        deck = setup.get("deck", list(range(comp.cards)))
-        if (not isinstance(deck, list) or not all(map(_is_int, deck))
-                or sorted(deck) != list(range(comp.cards))):
-            raise ValueError(f"aztekz setup: deck must list every card id 0 to {comp.cards - 1} once")
-        souls = setup.get("souls", comp.souls())
-        if not isinstance(souls, list) or sorted(map(str, souls)) != sorted(comp.souls()):
-            raise ValueError(f"aztekz setup: souls must list the {len(comp.souls())} soul pieces "
-                             f"({comp.souls_per_kind} of each of {', '.join(comp.soul_kinds)})")
+        deck = _pile_on_top(setup.get("deck"), drawn["deck"],
+                            f"deck must list card ids 0 to {comp.cards - 1}, each at most once")
+        souls = _pile_on_top(setup.get("souls"), drawn["souls"],
+                             f"souls must list soul pieces, at most {comp.souls_per_kind} of each "
+                             f"of {', '.join(comp.soul_kinds)}")
         state = AztekzState(self, comp, players, first)
         state.deck = Deck(list(deck))
         state.supply = Deck(list(souls))

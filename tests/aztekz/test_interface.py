@@ -61,7 +61,8 @@ def test_registry_and_setup_data():
     ({"first": 3}, "first"),
     ({"first": "0"}, "first"),
     ({"players": 2}, "players"),
-    ({"deck": list(range(47))}, "deck"),
+    ({"deck": [48]}, "deck"),
+    ({"deck": "0 1 2"}, "deck"),
     ({"deck": [0] * 48}, "deck"),
     ({"souls": ["sun"] * 48}, "souls"),
     ({"components": {"grid": 5}}, "grid"),
@@ -74,6 +75,16 @@ def test_registry_and_setup_data():
 def test_bad_setup_names_the_field(setup, field):
     with pytest.raises(ValueError, match=field):
         GAME.new_state(3, setup=setup)
+
+
+def test_partial_setup_draws_the_rest_from_the_seed():
+    """A setup may fix the top of the deck and of the souls; the rest follows the seed."""
+    seeded = GAME.make_setup(3, seed=9)
+    state = GAME.new_state(3, seed=9, setup={"deck": [7, 3], "souls": ["sun"]})
+    rest = [c for c in seeded["deck"] if c not in (7, 3)]
+    assert state.card == 7 and state.deck.cards == [3] + rest
+    assert state.turn == seeded["first"]
+    assert sorted(state.supply.cards) == sorted(seeded["souls"])
 
 
 def test_components_override_plays():

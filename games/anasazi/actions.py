@@ -60,8 +60,11 @@ def _number(value: Any, name: str) -> float:
     return value + 0.0  # -0.0 -> 0.0: equal numbers have one text form
 
 
+_SPACE = re.compile(r"\s")
+
+
 def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+    if not isinstance(value, str) or not value or _SPACE.search(value):
         raise ValueError(f"{name} must be a name without spaces, not {value!r}")
     return value
 

@@ -40,18 +40,20 @@ of the placement:
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
 from games.anasazi.components import Sizes, Table
-from geomsim.geometry import Pose, rectangle_corners, to_frames, unit
+from geomsim.geometry import Pose, rectangle_corners, unit
 from geomsim.rules import Violation
 
 EPS = 1e-9  # mm: the tolerance of every geometric comparison (see the module docstring)
@@ -103,12 +105,51 @@ class Board:
     # What the rules derive from the board, kept while it is judged again and again (a board
     # is not changed once made: treat its sequences as immutable).
     _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # What `grown` and `kept` made, with what they were made from; and the same of the board
+    # this one follows (`follow`).
+    _made: dict[Any, tuple[tuple, Any]] = field(default_factory=dict, init=False, repr=False,
+                                                compare=False)
+    _before: dict[Any, tuple[tuple, Any]] = field(default_factory=dict, init=False, repr=False,
+                                                  compare=False)
 
     def memo(self, key: Any, make: Callable[[], Any]) -> Any:
         """`make()`, computed once per board and key."""
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]
+
+    def follow(self, previous: Board | None) -> Board:
+        """This board, allowed to take over what `grown` and `kept` made for `previous` (the
+        board of the same game before the last change) where it still holds; returns self."""
+        if previous is not None and previous.table is self.table:
+            # What `previous` did not make itself, it may hand on from the board it followed.
+            object.__setattr__(self, "_before", {**previous._before, **previous._made})
+        return self
+
+    def grown(self, key: Any, items: Sequence[Any], make: Callable[[Sequence[Any]], Any]) -> Any:
+        """`make(items)`, an array whose last axis runs over `items`, once per board; when the
+        board followed has it for the first of these very items (compared by identity), only
+        the items added since are made and appended."""
+        if key not in self._made:
+            done, value = self._before.get(key, ((), None))
+            n = len(done)
+            if value is not None and n <= len(items) and all(map(operator.is_, done, items)):
+                if n < len(items):
+                    value = np.concatenate([value, make(items[n:])], axis=-1)
+            else:
+                value = make(items)
+            self._made[key] = (tuple(items), value)
+        return self._made[key][1]
+
+    def kept(self, key: Any, sources: Sequence[Any], make: Callable[[], Any]) -> Any:
+        """`make()` once per board, or the value the board followed made from these very
+        `sources` (compared by identity)."""
+        if key not in self._made:
+            done, value = self._before.get(key, ((), None))
+            if not (len(done) == len(sources) and all(map(operator.is_, done, sources))):
+                value = make()
+            self._made[key] = (tuple(sources), value)
+        return self._made[key][1]
 
     @property
     def sizes(self) -> Sizes:
@@ -212,8 +253,15 @@ def expedition_end(board: Board, expedition: str) -> tuple[float, float, float]:
     sizes = board.sizes
     poses = board.expeditions.get(expedition) or ()
     if poses:
-        return (*explorer_centre(poses[-1], sizes), sizes.explorer_radius)
+        return (*_explorer(board, expedition), sizes.explorer_radius)
     return (*board.table.expedition_camp(expedition).start, sizes.start_mark_radius)
+
+
+def _explorer(board: Board, expedition: str) -> tuple[float, float]:
+    """The explorer of the last marker of a started expedition (kept while it is the last)."""
+    last = board.expeditions[expedition][-1:]
+    return board.kept(("explorer", expedition), last,
+                      lambda: explorer_centre(last[0], board.sizes))
 
 
 def end_camps(board: Board, expedition: str) -> frozenset[int]:
@@ -224,21 +272,75 @@ def end_camps(board: Board, expedition: str) -> frozenset[int]:
     poses = board.expeditions.get(expedition) or ()
     if not poses or not board.camps:
         return frozenset()
-    return board.memo(("end camps", expedition), lambda: frozenset(
+    return board.kept(("end camps", expedition), (poses[-1], *board.camps), lambda: frozenset(
         covered_camps(board, poses[-1])))
 
 
 def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
     """The explorer at the end of every started expedition but `exclude`: (expedition, x, y)."""
     ends = board.memo("end explorers", lambda: [
-        (e, *explorer_centre(poses[-1], board.sizes)) for e, poses in board.expeditions.items()
-        if poses])
+        (e, *_explorer(board, e)) for e, poses in board.expeditions.items() if poses])
     return [end for end in ends if end[0] != exclude]
 
 
 def _camp_points(board: Board) -> NDArray[np.object_]:
-    return board.memo("camp points", lambda: shapely.points(
-        np.array([(c.x, c.y) for c in board.camps], dtype=float).reshape(-1, 2)))
+    centres = _camp_discs(board).centre
+    return board.memo("camp points", lambda: shapely.points(centres.real, centres.imag))
+
+
+class Circles(NamedTuple):
+    """Circles around pieces, for cheap prefilters: centres as complex numbers x + iy, radii."""
+
+    centre: NDArray[np.complex128]
+    radius: Array | float
+
+    @staticmethod
+    def of(rows: Sequence[tuple[float, float, float]]) -> Circles:
+        """Circles from (x, y, radius) rows."""
+        xyr = np.array(rows, dtype=float).reshape(-1, 3)
+        return Circles(xyr[:, 0] + 1j * xyr[:, 1], xyr[:, 2].copy())
+
+    def __add__(self, other: Any) -> Circles:  # type: ignore[override]
+        """These circles then `other`'s."""
+        n, m = len(self.centre), len(other.centre)
+        return Circles(np.concatenate([self.centre, other.centre]),
+                       np.concatenate([np.broadcast_to(self.radius, n),
+                                       np.broadcast_to(other.radius, m)]))
+
+
+def _camp_discs(board: Board) -> Circles:
+    """The base camps as circles (made once per board, grown from the board followed)."""
+    centres = board.grown("camp centres", board.camps, lambda camps: np.array(
+        [complex(c.x, c.y) for c in camps], dtype=complex))
+    return Circles(centres, board.sizes.base_camp_radius)
+
+
+def _marker_frames(board: Board) -> tuple[Circles, NDArray[np.complex128]]:
+    """The markers on the table, in the order of `board.markers()`: circles around them
+    (`_marker_reach`) and their headings as unit complex numbers (exact for quarter turns, as
+    `marker_polygon` makes them); made once per board, grown from the board followed."""
+    def make(poses: Sequence[Pose]) -> NDArray[np.complex128]:
+        return np.array([(complex(p.x, p.y), complex(*cos_sin(p.heading))) for p in poses],
+                        dtype=complex).reshape(-1, 2).T
+
+    def frames() -> tuple[Circles, NDArray[np.complex128]]:
+        rows = np.concatenate([np.zeros((2, 0), complex)] + [
+            board.grown(("frames", e), poses, make) for e, poses in board.expeditions.items()],
+            axis=1)
+        return Circles(rows[0], _marker_reach(board.sizes)), rows[1]
+
+    return board.memo("marker frames", frames)
+
+
+def _near(circles: Circles, x: float, y: float, d: float) -> NDArray[np.intp]:
+    """The indices of the circles that come within `d` of (x, y): a prefilter that never
+    drops a piece closer than `d` to the point."""
+    return (np.abs(circles.centre - complex(x, y)) <= circles.radius + d).nonzero()[0]
+
+
+def _marker_reach(sizes: Sizes) -> float:
+    """How far from its centre a marker reaches (half its diagonal), with 1 mm to spare."""
+    return math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + 1.0
 
 
 # -- the exact path ----------------------------------------------------------------------------
@@ -259,8 +361,8 @@ def marker_violations(board: Board, player: int, expedition: str, pose: Pose) ->
         over = extent - sizes.play_area_radius
         found.append(Violation(MARKER_PLAY_AREA, f"the marker hangs {over:.3f} mm over the edge "
                                "of the play area", {"overhang_mm": over, "extent_mm": extent}))
-    found += _camp_cover_violations(board, player, expedition, rect)
-    found += _hidden_explorer_violations(board, expedition, rect)
+    found += _camp_cover_violations(board, player, expedition, pose, rect)
+    found += _hidden_explorer_violations(board, expedition, pose, rect)
     return found
 
 
@@ -302,28 +404,47 @@ def _cover_violations(board: Board, expedition: str, rect: shapely.Polygon) -> l
     return found
 
 
-def _camp_cover_violations(board: Board, player: int, expedition: str, rect: shapely.Polygon
-                           ) -> list[Violation]:
-    if not board.camps:
-        return []
+def _camp_cover_violations(board: Board, player: int, expedition: str, pose: Pose,
+                           rect: shapely.Polygon) -> list[Violation]:
     r = board.sizes.base_camp_radius
-    dist = shapely.distance(rect, _camp_points(board))
-    exempt = end_camps(board, expedition)
     found = []
-    for i in np.flatnonzero(dist <= r - EPS):
+    for i, d in _overlapped_camps(board, pose):
         camp = board.camps[i]
+        if camp.owner == player:
+            if i not in board.fresh:
+                continue  # one's own base camp, built before this turn
+            rule = NEW_CAMP
+        elif i in end_camps(board, expedition):
+            continue  # the expedition's end sits on it: anyone may continue over it
+        else:
+            rule = OTHER_CAMP
         numbers = {"camp": int(i), "owner": camp.owner, "at": [camp.x, camp.y],
-                   "depth_mm": r - float(dist[i]), "area_mm2": _overlap_area(rect, camp, r)}
-        if camp.owner != player and i not in exempt:
+                   "depth_mm": r - d, "area_mm2": _overlap_area(rect, camp, r)}
+        if rule == OTHER_CAMP:
             found.append(Violation(OTHER_CAMP, f"the marker covers {numbers['area_mm2']:.2f} mm² "
                                    f"(up to {numbers['depth_mm']:.3f} mm deep) of player "
                                    f"{camp.owner}'s base camp at ({camp.x:.2f}, {camp.y:.2f})",
                                    numbers))
-        elif camp.owner == player and i in board.fresh:
+        else:
             found.append(Violation(NEW_CAMP, f"the marker covers the base camp at ({camp.x:.2f}, "
                                    f"{camp.y:.2f}) placed this turn ({numbers['area_mm2']:.2f} mm²)",
                                    numbers))
     return found
+
+
+def _overlapped_camps(board: Board, pose: Pose) -> list[tuple[int, float]]:
+    """The base camps a marker at `pose` overlaps, with their distances from it (shapely, on
+    the camps near enough to matter; once per board and pose: the exact check and laying the
+    marker both ask)."""
+    def make() -> list[tuple[int, float]]:
+        near = _near(_camp_discs(board), pose.x, pose.y, _marker_reach(board.sizes))
+        if not len(near):
+            return []
+        dist = shapely.distance(marker_polygon(pose, board.sizes), _camp_points(board)[near])
+        r = board.sizes.base_camp_radius
+        return [(int(i), float(d)) for i, d in zip(near, dist) if d <= r - EPS]
+
+    return board.memo(("overlapped camps", pose), make)
 
 
 def _overlap_area(rect: shapely.Polygon, camp: Camp, r: float) -> float:
@@ -332,13 +453,15 @@ def _overlap_area(rect: shapely.Polygon, camp: Camp, r: float) -> float:
     return float(shapely.area(shapely.intersection(rect, disc)))
 
 
-def _hidden_explorer_violations(board: Board, expedition: str, rect: shapely.Polygon
-                                ) -> list[Violation]:
-    ends = end_explorers(board, exclude=expedition)
+def _hidden_explorer_violations(board: Board, expedition: str, pose: Pose,
+                                rect: shapely.Polygon) -> list[Violation]:
+    r = board.sizes.explorer_radius
+    reach = _marker_reach(board.sizes) + r
+    ends = [(e, x, y) for e, x, y in end_explorers(board, exclude=expedition)
+            if math.hypot(x - pose.x, y - pose.y) <= reach]
     if not ends:
         return []
-    r = board.sizes.explorer_radius
-    dist = shapely.distance(rect, shapely.points(np.array([(x, y) for _, x, y in ends])))
+    dist = shapely.distance(rect, shapely.points([(x, y) for _, x, y in ends]))
     return [Violation(EXPLORER_VISIBLE, f"the marker would hide the explorer at the end of "
                       f"expedition {e} at ({x:.2f}, {y:.2f}) by {r - d:.3f} mm",
                       {"expedition": e, "explorer": [x, y], "depth_mm": r - float(d)})
@@ -346,74 +469,92 @@ def _hidden_explorer_violations(board: Board, expedition: str, rect: shapely.Pol
 
 
 def camp_violations(board: Board, x: float, y: float) -> list[Violation]:
-    """Every geometric rule of 4.1 that a base camp centred at (x, y) breaks (exact)."""
-    sizes, table = board.sizes, board.table
+    """Every geometric rule of 4.1 that a base camp centred at (x, y) breaks (exact: shapely
+    distances to the pieces near enough to matter)."""
+    sizes, geo = board.sizes, table_geometry(board.table)
     r = sizes.base_camp_radius
     point = shapely.Point(x, y)
-    found = []
-    mesas = [m.polygon for m in table.mesas]
-    for mesa, d in zip(table.mesas, shapely.distance(mesas, point)):
-        if d <= r - EPS:
-            found.append(Violation(CAMP_VALLEY, f"the base camp lies {r - d:.3f} mm on mesa "
-                                   f"{mesa.id}: build only in a valley", {"mesa": mesa.id,
-                                                                          "depth_mm": r - float(d)}))
+    found, tiles = [], []
+    blockers, circles = geo.blockers
+    for j, d in _within(blockers, _near(circles, x, y, r), point, r - EPS):
+        if j >= len(geo.mesa_ids):
+            tiles.append((j - len(geo.mesa_ids), d))  # an expedition base camp tile
+            continue
+        found.append(Violation(CAMP_VALLEY, f"the base camp lies {r - d:.3f} mm on mesa "
+                               f"{geo.mesa_ids[j]}: build only in a valley",
+                               {"mesa": geo.mesa_ids[j], "depth_mm": r - d}))
     extent = float(shapely.distance(ORIGIN, point)) + r
     if extent > sizes.play_area_radius + EPS:
         over = extent - sizes.play_area_radius
         found.append(Violation(CAMP_PLAY_AREA, f"the base camp hangs {over:.3f} mm over the edge "
                                "of the play area", {"overhang_mm": over}))
-    if board.camps:
-        for i, d in enumerate(shapely.distance(_camp_points(board), point)):
-            if d <= 2 * r - EPS:
-                c = board.camps[i]
-                found.append(Violation(CAMP_ON_CAMP, f"the base camp lies {2 * r - d:.3f} mm on "
-                                       f"player {c.owner}'s base camp at ({c.x:.2f}, {c.y:.2f})",
-                                       {"camp": i, "owner": c.owner, "depth_mm": 2 * r - float(d)}))
-    found += _camp_on_pieces(board, point, r)
-    return found
+    near = _near(_camp_discs(board), x, y, r)
+    for i, d in _within(_camp_points(board), near, point, 2 * r - EPS):
+        c = board.camps[i]
+        found.append(Violation(CAMP_ON_CAMP, f"the base camp lies {2 * r - d:.3f} mm on "
+                               f"player {c.owner}'s base camp at ({c.x:.2f}, {c.y:.2f})",
+                               {"camp": i, "owner": c.owner, "depth_mm": 2 * r - d}))
+    return found + _camp_on_pieces(board, x, y, point, r, tiles)
 
 
-def _camp_on_pieces(board: Board, point: shapely.Point, r: float) -> list[Violation]:
-    """A base camp lies directly on the play area: on no marker and no expedition base camp."""
+def _within(geoms: NDArray[np.object_], near: NDArray[np.intp], point: shapely.Point, d: float
+            ) -> list[tuple[int, float]]:
+    """Of the geometries `geoms[near]`, those within `d` of `point`: (index, distance)."""
+    if not len(near):
+        return []
+    return [(int(i), float(dist)) for i, dist in zip(near, shapely.distance(geoms[near], point))
+            if dist <= d]
+
+
+def _camp_on_pieces(board: Board, x: float, y: float, point: shapely.Point, r: float,
+                    tiles: list[tuple[int, float]]) -> list[Violation]:
+    """A base camp lies directly on the play area: on no marker and no expedition base camp
+    (`tiles`: those it lies on, with their distances)."""
     found = []
-    markers = board.markers()
-    if markers:
-        rects = [marker_polygon(p, board.sizes) for _, _, p in markers]
-        for (e, i, _), d in zip(markers, shapely.distance(rects, point)):
-            if d <= r - EPS:
-                found.append(Violation(CAMP_DIRECTLY, f"the base camp lies {r - d:.3f} mm on "
-                                       f"marker {i + 1} of expedition {e}",
-                                       {"expedition": e, "marker": i, "depth_mm": r - float(d)}))
-    tiles = [t.polygon for t in board.table.expedition_camps]
-    for tile, d in zip(board.table.expedition_camps, shapely.distance(tiles, point)):
-        if d <= r - EPS:
+    near = _near(_marker_frames(board)[0], x, y, r)
+    if len(near):
+        markers = board.markers()
+        rects = np.array([marker_polygon(markers[i][2], board.sizes) for i in near], dtype=object)
+        for k, d in _within(rects, np.arange(len(near)), point, r - EPS):
+            e, i, _ = markers[near[k]]
             found.append(Violation(CAMP_DIRECTLY, f"the base camp lies {r - d:.3f} mm on "
-                                   f"expedition base camp {tile.id}",
-                                   {"expedition_camp": tile.id, "depth_mm": r - float(d)}))
+                                   f"marker {i + 1} of expedition {e}",
+                                   {"expedition": e, "marker": i, "depth_mm": r - d}))
+    for j, d in tiles:
+        tile = board.table.expedition_camps[j]
+        found.append(Violation(CAMP_DIRECTLY, f"the base camp lies {r - d:.3f} mm on "
+                               f"expedition base camp {tile.id}",
+                               {"expedition_camp": tile.id, "depth_mm": r - d}))
     return found
 
 
 # -- effects of a marker (exact) ---------------------------------------------------------------
 def touched_sectors(table: Table, pose: Pose) -> list[str]:
     """The pueblo sectors a marker at `pose` touches (`intersects`: the border counts)."""
-    geo = table_geometry(table)
-    hit = shapely.intersects(marker_polygon(pose, table.sizes), geo.sectors)
-    return [geo.sector_ids[i] for i in np.flatnonzero(hit)]
+    return touched(table, pose)[0]
 
 
 def touched_mesas(table: Table, pose: Pose) -> list[str]:
     """The mesas a marker at `pose` lies on or touches."""
+    return touched(table, pose)[1]
+
+
+def touched(table: Table, pose: Pose) -> tuple[list[str], list[str]]:
+    """The pueblo sectors and the mesas a marker at `pose` touches (`intersects`: the border
+    counts); only those whose bounding circle comes near the marker are asked."""
     geo = table_geometry(table)
-    hit = shapely.intersects(marker_polygon(pose, table.sizes), geo.mesas)
-    return [geo.mesa_ids[i] for i in np.flatnonzero(hit)]
+    prepared, circles = geo.touchables
+    near = _near(circles, pose.x, pose.y, _marker_reach(table.sizes))
+    if not len(near):
+        return [], []
+    hit = near[shapely.intersects(prepared[near], marker_polygon(pose, table.sizes))]
+    ids, n = geo.sector_ids, len(geo.sector_ids)
+    return [ids[i] for i in hit if i < n], [geo.mesa_ids[i - n] for i in hit if i >= n]
 
 
 def covered_camps(board: Board, pose: Pose) -> list[int]:
     """The indices of the base camps a marker at `pose` covers (even partly)."""
-    if not board.camps:
-        return []
-    dist = shapely.distance(marker_polygon(pose, board.sizes), _camp_points(board))
-    return np.flatnonzero(dist <= board.sizes.base_camp_radius - EPS).tolist()
+    return [i for i, _ in _overlapped_camps(board, pose)]
 
 
 # -- the batched path --------------------------------------------------------------------------
@@ -425,33 +566,41 @@ class TableGeometry:
     mesas: NDArray[np.object_]
     sector_ids: tuple[str, ...]
     sectors: NDArray[np.object_]
-    sector_circles: Array  # (S, 3): centre and radius of a circle around each sector
+    sector_circles: Circles  # a circle around each sector
     tiles: NDArray[np.object_]
-    mesa_circles: Array  # (M, 3): the same around each mesa
-    tile_circles: Array  # (E, 3): the same around each expedition base camp tile
+    mesa_circles: Circles  # the same around each mesa
+    tile_circles: Circles  # the same around each expedition base camp tile
     small_ids: tuple[str, ...]  # the sectors that hold towers at setup
     treasure_ids: tuple[str, ...]  # the sectors that hold treasures at setup
     sector_mesa: dict[str, str]  # the mesa of each sector
+
+    @functools.cached_property
+    def touchables(self) -> tuple[NDArray[np.object_], Circles]:
+        """The sectors then the mesas (what a marker may touch), and their circles."""
+        return np.concatenate([self.sectors, self.mesas]), self.sector_circles + self.mesa_circles
+
+    @functools.cached_property
+    def blockers(self) -> tuple[NDArray[np.object_], Circles]:
+        """The mesas then the tiles (what a base camp may not lie on), and their circles."""
+        return np.concatenate([self.mesas, self.tiles]), self.mesa_circles + self.tile_circles
 
 
 _GEOMETRY: OrderedDict[int, tuple[Table, TableGeometry]] = OrderedDict()
 
 
 def table_geometry(table: Table) -> TableGeometry:
-    """The prepared polygons of `table` (kept for the 64 tables used last)."""
+    """The prepared polygons of `table` (kept for the 64 tables made last)."""
     hit = _GEOMETRY.get(id(table))
     if hit is not None and hit[0] is table:
-        _GEOMETRY.move_to_end(id(table))
         return hit[1]
     copy = lambda geoms: shapely.from_wkb(shapely.to_wkb(np.array(geoms, dtype=object)))  # noqa: E731
     mesas, sectors = copy([m.polygon for m in table.mesas]), copy([s.polygon for s in table.sectors])
     tiles = copy([t.polygon for t in table.expedition_camps])
     for geoms in (mesas, sectors, tiles):
         shapely.prepare(geoms)  # copies: the table's own polygons stay untouched
-    circles = lambda geoms: np.array([_circle_around(g) for g in geoms]).reshape(-1, 3)  # noqa: E731
     geo = TableGeometry(tuple(m.id for m in table.mesas), mesas,
-                        tuple(s.id for s in table.sectors), sectors, circles(sectors), tiles,
-                        circles(mesas), circles(tiles),
+                        tuple(s.id for s in table.sectors), sectors, _circles_around(sectors),
+                        tiles, _circles_around(mesas), _circles_around(tiles),
                         tuple(s.id for s in table.small_sectors),
                         tuple(s.id for s in table.treasure_sectors),
                         {s.id: p.mesa for p in table.pueblos for s in p.sectors})
@@ -461,19 +610,30 @@ def table_geometry(table: Table) -> TableGeometry:
     return geo
 
 
-def _circle_around(geom: shapely.Geometry) -> tuple[float, float, float]:
-    xy = shapely.get_coordinates(geom)
-    centre = xy.mean(axis=0)
-    return float(centre[0]), float(centre[1]), float(np.hypot(*(xy - centre).T).max())
+def _circles_around(geoms: NDArray[np.object_]) -> Circles:
+    """Circles around polygons: centred on their bounding boxes, through their farthest
+    vertices."""
+    xy, owner = shapely.get_coordinates(geoms, return_index=True)
+    bounds = shapely.bounds(geoms).reshape(-1, 4)
+    cx, cy = (bounds[:, 0] + bounds[:, 2]) / 2.0, (bounds[:, 1] + bounds[:, 3]) / 2.0
+    radius = np.zeros(len(bounds))
+    np.maximum.at(radius, owner, np.hypot(xy[:, 0] - cx[owner], xy[:, 1] - cy[owner]))
+    return Circles(cx + 1j * cy, radius)
 
 
 @dataclass(frozen=True)
 class PoseCheck:
     """The verdict on many candidate placements: `ok` (n,) and, per rule id, a mask (n,) that is
-    True where the placement breaks that rule."""
+    True where the placement breaks that rule (`broken`, worked out when first asked: samplers
+    read only `ok`)."""
 
     ok: Mask
-    broken: dict[str, Mask]
+    masks: Callable[[], dict[str, Mask]] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def broken(self) -> dict[str, Mask]:
+        """Per rule id, where the placements break it."""
+        return self.masks()
 
     def __len__(self) -> int:
         return len(self.ok)
@@ -483,16 +643,21 @@ class PoseCheck:
 class MarkerContext:
     """What the batched marker check needs about one expedition and one player, as arrays.
 
-    Build it with `marker_context`; `obstacles` hold the discs the marker may not overlap:
-    (x, y, radius, rule code) rows with codes 0 = another player's base camp, 1 = a base camp
-    placed this turn, 2 = another expedition's end explorer.
+    Build it with `marker_context`; `obstacles` hold the discs the marker may not overlap as
+    rows (4, m): x, y, radius, rule code (0 = another player's base camp, 1 = a base camp
+    placed this turn, 2 = another expedition's end explorer).
     """
 
     sizes: Sizes
     expedition: str
     target: tuple[float, float, float]
     start: tuple[float, float, float] | None  # the start mark, once the expedition has started
-    obstacles: Array  # (m, 4)
+    obstacles: Array  # (4, m)
+
+    @functools.cached_property
+    def centres(self) -> NDArray[np.complex128]:
+        """The obstacles' centres as complex numbers x + iy."""
+        return self.obstacles[0] + 1j * self.obstacles[1]
 
 
 _OBSTACLE_RULES = (OTHER_CAMP, NEW_CAMP, EXPLORER_VISIBLE)
@@ -507,26 +672,33 @@ def marker_context(board: Board, player: int, expedition: str, near_target: bool
     every pose that covers the disc. Pass False for per-rule masks exact for any pose.
     """
     board.table.expedition_camp(expedition)  # KeyError for an unknown expedition
+    return board.memo(("context", player, expedition, near_target),
+                      lambda: _marker_context(board, player, expedition, near_target))
+
+
+def _marker_context(board: Board, player: int, expedition: str, near_target: bool
+                    ) -> MarkerContext:
     sizes = board.sizes
     target = expedition_end(board, expedition)
-    started = bool(board.expeditions.get(expedition))
-    start = (*board.table.expedition_camp(expedition).start, sizes.start_mark_radius) if started else None
-    exempt = end_camps(board, expedition)
+    start = ((*board.table.expedition_camp(expedition).start, sizes.start_mark_radius)
+             if board.expeditions.get(expedition) else None)
+    # A marker covering the target lies within its diagonal of the target's centre.
+    reach = math.hypot(sizes.marker_length, sizes.marker_width) if near_target else math.inf
     rows = []
     rc, re_ = sizes.base_camp_radius, sizes.explorer_radius
-    for i, camp in enumerate(board.camps):
-        if camp.owner != player and i not in exempt:
+    for i in _near(_camp_discs(board), target[0], target[1], reach):
+        camp = board.camps[i]
+        if camp.owner != player and i not in end_camps(board, expedition):
             rows.append((camp.x, camp.y, rc, 0))
         elif camp.owner == player and i in board.fresh:
             rows.append((camp.x, camp.y, rc, 1))
-    rows += [(x, y, re_, 2) for _, x, y in end_explorers(board, exclude=expedition)]
-    obstacles = np.array(rows, dtype=float).reshape(-1, 4)
-    if near_target and len(obstacles):
-        # A marker covering the target lies within its diagonal of the target's centre.
-        reach = math.hypot(sizes.marker_length, sizes.marker_width) + obstacles[:, 2]
-        near = np.hypot(obstacles[:, 0] - target[0], obstacles[:, 1] - target[1]) <= reach
-        obstacles = obstacles[near]
+    rows += [(x, y, re_, 2) for _, x, y in end_explorers(board, exclude=expedition)
+             if math.hypot(x - target[0], y - target[1]) <= reach + re_]
+    obstacles = np.array(rows, dtype=float).T if rows else _NO_OBSTACLES
     return MarkerContext(sizes, expedition, target, start, obstacles)
+
+
+_NO_OBSTACLES = np.zeros((4, 0))
 
 
 def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> PoseCheck:
@@ -536,100 +708,119 @@ def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: Array
     lies in the marker shrunk by its radius, overlaps when the distance to the rectangle is at
     most its radius (both within `EPS`). Well under a microsecond per pose.
     """
-    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
-    rad = np.radians(np.atleast_1d(np.asarray(heading, float)))
-    c, s = np.cos(rad), np.sin(rad)
+    return _check_markers(ctx, _floats(x) + 1j * _floats(y), _turns(_floats(heading)))
+
+
+def _turns(heading: Array) -> NDArray[np.complex128]:
+    """Headings in degrees as unit complex numbers: cos + i sin."""
+    return np.exp(1j * np.radians(heading))
+
+
+# The batched kernels work in complex numbers: a point z = x + iy, a marker's centre p and
+# heading e = cos + i sin; (z - p) * conj(e) is z in the marker's frame (along + i across).
+def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.complex128],
+                   covered: Mask | None = None) -> PoseCheck:
+    """`check_markers` of poses with centres `p` and headings `e` (complex); `covered` tells
+    that the target is known to be covered (by construction) where it is True."""
     a, b = ctx.sizes.marker_length / 2.0, ctx.sizes.marker_width / 2.0
-    none = np.zeros(len(x), bool)
     tx, ty, tr = ctx.target
-    covered = _inside(tx - x, ty - y, c, s, a - tr + EPS, b - tr + EPS)
-    broken = {COVER_EXPLORER: ~covered, ONE_PER_CAMP: none}
-    if ctx.start is not None:
-        sx, sy, sr = ctx.start
-        broken[ONE_PER_CAMP] = _inside(sx - x, sy - y, c, s, a - sr + EPS, b - sr + EPS) & ~covered
-    broken[MARKER_PLAY_AREA] = _farthest_sq(x, y, c, s, a, b) > (ctx.sizes.play_area_radius + EPS) ** 2
+    back = np.conj(e)
+    if covered is None:
+        covered = _inside((complex(tx, ty) - p) * back, a - tr + EPS, b - tr + EPS)
+    off = _farthest_sq(p * back, a, b) > (ctx.sizes.play_area_radius + EPS) ** 2
+    ok = covered & ~off
     obs = ctx.obstacles
-    if len(obs):
-        dx, dy = obs[None, :, 0] - x[:, None], obs[None, :, 1] - y[:, None]
-        ex = np.maximum(np.abs(dx * c[:, None] + dy * s[:, None]) - a, 0.0)
-        ey = np.maximum(np.abs(dy * c[:, None] - dx * s[:, None]) - b, 0.0)
-        reach = obs[:, 2] - EPS
-        hits = ex * ex + ey * ey <= reach * reach
+    hits = None
+    if obs.shape[1]:
+        hits = _overlaps((ctx.centres - p[:, None]) * back[:, None], a, b, obs[2] - EPS)
+        ok &= ~hits.any(axis=1)
+
+    def masks() -> dict[str, Mask]:
+        none = np.zeros(len(p), bool)
+        broken = {COVER_EXPLORER: ~covered, ONE_PER_CAMP: none, MARKER_PLAY_AREA: off}
+        if ctx.start is not None:
+            sx, sy, sr = ctx.start
+            broken[ONE_PER_CAMP] = _inside((complex(sx, sy) - p) * back, a - sr + EPS,
+                                           b - sr + EPS) & ~covered
         for code, rule in enumerate(_OBSTACLE_RULES):
-            cols = obs[:, 3] == code
-            broken[rule] = hits[:, cols].any(axis=1) if cols.any() else none
-    else:
-        broken.update((rule, none) for rule in _OBSTACLE_RULES)
-    ok = ~(broken[COVER_EXPLORER] | broken[MARKER_PLAY_AREA])
-    for rule in _OBSTACLE_RULES:
-        ok &= ~broken[rule]
-    return PoseCheck(ok, broken)
+            cols = obs[3] == code
+            broken[rule] = hits[:, cols].any(axis=1) if hits is not None and cols.any() else none
+        return broken
+
+    return PoseCheck(ok, masks)
 
 
-def _inside(dx: Array, dy: Array, c: Array, s: Array, half_along: float, half_across: float) -> Mask:
-    """Whether offsets (dx, dy) from marker centres lie in the centred rectangle of the given
-    half-sides in each marker's frame."""
-    return (np.abs(dx * c + dy * s) <= half_along) & (np.abs(dy * c - dx * s) <= half_across)
+def _floats(values: ArrayLike) -> Array:
+    return np.atleast_1d(np.asarray(values, float))
+
+
+def _overlaps(local: NDArray[np.complex128], half_along: float, half_across: float,
+              reach: ArrayLike) -> Mask:
+    """Whether points at `local` offsets in rectangles' frames (rectangles of the given
+    half-sides) lie within `reach` of the rectangle: a disc of radius `reach` + EPS centred
+    there overlaps it (broadcast over the arrays' shapes)."""
+    ex = np.maximum(np.abs(local.real) - half_along, 0.0)
+    ey = np.maximum(np.abs(local.imag) - half_across, 0.0)
+    return ex * ex + ey * ey <= np.square(reach)
+
+
+def _inside(local: NDArray[np.complex128], half_along: float, half_across: float) -> Mask:
+    """Whether `local` offsets in markers' frames lie in the centred rectangle of the given
+    half-sides."""
+    return (np.abs(local.real) <= half_along) & (np.abs(local.imag) <= half_across)
 
 
 def farthest_extent(x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float, width: float
                     ) -> Array:
     """Distance from the table's centre to each rectangle's farthest corner."""
-    c, s = unit(heading)
-    return np.sqrt(_farthest_sq(np.asarray(x, float), np.asarray(y, float), c, s,
+    p = np.asarray(x, float) + 1j * np.asarray(y, float)
+    return np.sqrt(_farthest_sq(p * np.conj(_turns(np.asarray(heading, float))),
                                 length / 2.0, width / 2.0))
 
 
-def _farthest_sq(x: Array, y: Array, c: Array, s: Array, a: float, b: float) -> Array:
-    """Squared distance from the centre to the farthest corner of rectangles centred at (x, y)
-    with half-sides a, b along the axes u = (c, s), v = (-s, c): the corner's sign choices add
-    up, |p|² + a² + b² + 2a|p·u| + 2b|p·v|."""
-    return x * x + y * y + a * a + b * b + 2 * a * np.abs(x * c + y * s) + 2 * b * np.abs(y * c - x * s)
+def _farthest_sq(local: NDArray[np.complex128], a: float, b: float) -> Array:
+    """Squared distance from the table's centre to the farthest corner of rectangles with
+    half-sides a, b whose centres lie at `local` in their own frames (p·u + i p·v): the
+    corner's sign choices add up, |p|² + a² + b² + 2a|p·u| + 2b|p·v|."""
+    u, v = np.abs(local.real), np.abs(local.imag)
+    return u * (u + 2 * a) + v * (v + 2 * b) + (a * a + b * b)
 
 
 def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
     """Judge many base camp centres at once (the geometric rules of 4.1)."""
     sizes = board.sizes
-    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+    x, y = _floats(x), _floats(y)
     r = sizes.base_camp_radius
     geo = table_geometry(board.table)
-    xy = np.stack([x, y], axis=-1)
-    points = shapely.points(xy)
+    on_blocker = _dwithin_matrix(*geo.blockers, x, y, r - EPS)  # (n, M + E)
     broken = {
-        CAMP_VALLEY: _near_any(geo.mesas, geo.mesa_circles, points, xy, r - EPS),
+        CAMP_VALLEY: on_blocker[:, :len(geo.mesas)].any(axis=1),
         CAMP_PLAY_AREA: np.hypot(x, y) + r > sizes.play_area_radius + EPS,
     }
-    if board.camps:
-        cx = np.array([[c.x, c.y] for c in board.camps])
-        d = np.hypot(x[:, None] - cx[None, :, 0], y[:, None] - cx[None, :, 1])
-        broken[CAMP_ON_CAMP] = (d <= 2 * r - EPS).any(axis=1)
-    else:
-        broken[CAMP_ON_CAMP] = np.zeros(len(x), bool)
-    on_piece = _near_any(geo.tiles, geo.tile_circles, points, xy, r - EPS)
-    markers = [p for _, _, p in board.markers()]
-    if markers:
-        mx, my, mh = (np.array([getattr(p, k) for p in markers]) for k in ("x", "y", "heading"))
-        along, across = to_frames(x, y, mx, my, mh)  # (markers, camps)
-        d = np.hypot(np.maximum(np.abs(along) - sizes.marker_length / 2.0, 0.0),
-                     np.maximum(np.abs(across) - sizes.marker_width / 2.0, 0.0))
-        on_piece |= (d <= r - EPS).any(axis=0)
+    z = x + 1j * y
+    broken[CAMP_ON_CAMP] = (np.abs(z[:, None] - _camp_discs(board).centre)
+                            <= 2 * r - EPS).any(axis=1)
+    on_piece = on_blocker[:, len(geo.mesas):].any(axis=1)
+    markers, turns = _marker_frames(board)
+    if len(turns):
+        local = (z[:, None] - markers.centre) * np.conj(turns)
+        on_piece |= _overlaps(local, sizes.marker_length / 2.0, sizes.marker_width / 2.0,
+                              r - EPS).any(axis=1)
     broken[CAMP_DIRECTLY] = on_piece
-    return PoseCheck(~np.logical_or.reduce(list(broken.values())), broken)
+    return PoseCheck(~(broken[CAMP_VALLEY] | broken[CAMP_PLAY_AREA] | broken[CAMP_ON_CAMP]
+                       | on_piece), lambda: broken)
 
 
-def _near_any(prepared: NDArray[np.object_], circles: Array, points: NDArray[np.object_],
-              xy: Array, d: float) -> Mask:
-    """For each point, whether any of the prepared polygons lies within `d` of it; only pairs
-    whose point lies within `d` of the polygon's bounding circle reach shapely's `dwithin`."""
-    out = np.zeros(len(points), bool)
-    if not len(prepared) or not len(points):
-        return out
-    near = np.hypot(xy[:, None, 0] - circles[None, :, 0], xy[:, None, 1] - circles[None, :, 1])
-    i, j = np.nonzero(near <= circles[None, :, 2] + d)
+def _dwithin_matrix(prepared: NDArray[np.object_], circles: Circles, x: Array, y: Array,
+                    d: float) -> Mask:
+    """(n, k): whether each of the prepared polygons lies within `d` of each point (x, y); only
+    pairs whose point lies within `d` of the polygon's bounding circle reach shapely's
+    `dwithin`."""
+    near = np.abs((x + 1j * y)[:, None] - circles.centre) <= circles.radius + d
+    i, j = near.nonzero()
     if len(i):
-        hit = shapely.dwithin(prepared[j], points[i], d)
-        out[i[hit]] = True
-    return out
+        near[i, j] = shapely.dwithin(prepared[j], shapely.points(x[i], y[i]), d)
+    return near
 
 
 def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> Mask:
@@ -644,9 +835,8 @@ def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: Arr
     out = np.zeros((len(x), len(geo.sector_ids)), bool)
     if not len(x) or not len(geo.sector_ids):
         return out
-    reach = math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + geo.sector_circles[:, 2]
-    d = np.hypot(x[:, None] - geo.sector_circles[None, :, 0], y[:, None] - geo.sector_circles[None, :, 1])
-    i, j = np.nonzero(d <= reach[None, :])
+    reach = math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + geo.sector_circles.radius
+    i, j = (np.abs((x + 1j * y)[:, None] - geo.sector_circles.centre) <= reach).nonzero()
     if len(i):
         rects = marker_polygons(x[i], y[i], h[i], sizes)
         out[i, j] = shapely.intersects(geo.sectors[j], rects)
@@ -660,12 +850,12 @@ def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int
     ones as arrays (x, y, heading) — possibly none."""
     tx, ty, tr = ctx.target
     half_along, half_across = cover_room(ctx.sizes, tr)
-    h = rng.uniform(0.0, 360.0, n)
-    qa = rng.uniform(-half_along, half_along, n)
-    qc = rng.uniform(-half_across, half_across, n)
-    c, s = unit(h)
-    x = tx - (qa * c - qc * s)
-    y = ty - (qa * s + qc * c)
-    ok = check_markers(ctx, x, y, h).ok
-    return x[ok], y[ok], h[ok]
-
+    u = rng.random((3, n))
+    turn = (2.0 * np.pi) * u[0]
+    e = np.exp(1j * turn)
+    # The target's centre lies at q in the marker's frame, inside the shrunk rectangle: the
+    # marker covers it (rounding moves it by ~1e-14 mm, well within EPS).
+    q = (2.0 * half_along) * u[1] - half_along + 1j * ((2.0 * half_across) * u[2] - half_across)
+    p = complex(tx, ty) - q * e
+    ok = _check_markers(ctx, p, e, covered=np.ones(n, bool)).ok
+    return p.real[ok], p.imag[ok], np.degrees(turn[ok])

@@ -564,7 +564,7 @@ class StatePlacer:
         self.state, self.expedition, self.player = state, expedition, player
         self.context = lg.marker_context(state.board(), player, expedition)
         x, y, r = self.context.target
-        self.step = Step((x, y), r, state.sizes, self.context.obstacles[:, :3], slack=lg.EPS)
+        self.step = Step((x, y), r, state.sizes, self.context.obstacles[:3].T, slack=lg.EPS)
 
     @classmethod
     def of(cls, state: Any, expedition: str, player: int | None = None) -> StatePlacer:

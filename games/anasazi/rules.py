@@ -320,12 +320,15 @@ class AnasaziState(State):
 
     def board(self) -> Board:
         """What lies on the table now, for the geometric rules (the same object until a piece
-        is laid or a turn ends: what the rules derive from it is kept there)."""
+        is laid or a turn ends: what the rules derive from it is kept there, and what they
+        derive piece by piece is carried over to the next board)."""
         key = (len(self.camps), tuple(map(len, self.expeditions.values())), tuple(self.fresh))
         if self._board is None or self._board[0] != key:
-            self._board = (key, Board(self.table, tuple(self.camps),
-                                      {e: tuple(p) for e, p in self.expeditions.items() if p},
-                                      frozenset(self.fresh)))
+            board = Board(self.table, tuple(self.camps),
+                          {e: tuple(p) for e, p in self.expeditions.items() if p},
+                          frozenset(self.fresh))
+            # What was derived piece by piece for the board before is extended, not remade.
+            self._board = (key, board.follow(self._board and self._board[1]))
         return self._board[1]
 
     def markers_left(self) -> int:
@@ -349,7 +352,7 @@ class AnasaziState(State):
         if self.phase == "camps":
             return ContinuousActionSpace(lambda rng, k: self._sample_main(player, rng, k, False))
         if self.phase == "looks":
-            return FiniteActionSpace(LookTower(s) for s in self.towers_on_table()
+            return FiniteActionSpace(_look(s) for s in self.towers_on_table()
                                      if s not in self.setup_looked)
         if self.pending:
             return FiniteActionSpace(self._follow_ups(player) + [Pass()])
@@ -360,7 +363,7 @@ class AnasaziState(State):
         if decision == "take":
             return [TakeTreasure(c, q) for q in range(self.num_players) if q != player
                     for c in COLOURS if self.hands[q][c] > 0]
-        return [LookTower(s) for s in self.towers_on_table(_look_scope(decision))]
+        return [_look(s) for s in self.towers_on_table(_look_scope(decision))]
 
     def _has_options(self, decision: str) -> bool:
         """Whether a decision offers anything but a pass (a treasure to take, a tower to see)."""
@@ -405,14 +408,14 @@ class AnasaziState(State):
         if k <= 0:
             return []
         board = self.board()
+        ids = list(self.expeditions)
         found: list[PlaceMarker] = []
         for _ in range(SAMPLE_ROUNDS):
-            for expedition in rng.permutation(list(self.expeditions)):
-                ctx = lg.marker_context(board, player, str(expedition))
-                xs, ys, hs = lg.legal_marker_poses(ctx, rng, SAMPLES_PER_EXPEDITION)
-                found += [PlaceMarker(str(expedition), float(a), float(b), float(h))
-                          for a, b, h in zip(xs[:PER_EXPEDITION], ys[:PER_EXPEDITION],
-                                             hs[:PER_EXPEDITION])]
+            for i in rng.permutation(len(ids)):
+                ctx = lg.marker_context(board, player, ids[i])
+                xs, ys, hs = (v[:PER_EXPEDITION].tolist()
+                              for v in lg.legal_marker_poses(ctx, rng, SAMPLES_PER_EXPEDITION))
+                found += [PlaceMarker(ids[i], a, b, h) for a, b, h in zip(xs, ys, hs)]
                 if len(found) >= k:
                     return found[:k]
         return found
@@ -582,7 +585,8 @@ class AnasaziState(State):
         events = [Event("marker-laid", player, {"expedition": action.expedition,
                                                 "pose": [pose.x, pose.y, pose.heading],
                                                 "markers_left": self.markers_left()})]
-        for sid in lg.touched_sectors(self.table, pose):
+        sectors, mesas = lg.touched(self.table, pose)
+        for sid in sectors:
             events += self._collect(sid, player)
         for i in lg.covered_camps(before, pose):
             if not self.covered[i]:
@@ -590,7 +594,7 @@ class AnasaziState(State):
                 events.append(Event("camp-covered", player, {"camp": i, "owner": self.camps[i].owner}))
                 if self.camps[i].owner == player:
                     self.pending.append("take")
-        for mesa in lg.touched_mesas(self.table, pose):
+        for mesa in mesas:
             if mesa not in self.visited:
                 self.visited.add(mesa)
                 self.pending.append(f"look:{mesa}")
@@ -968,6 +972,12 @@ def _entry_from_text(game: AnasaziGame, text: str) -> tuple[int, Action, list[Ev
             raise ValueError(f"history entry does not round trip: {text[:80]}")
         _memo(_ENTRIES, text, entry)
     return entry
+
+
+@functools.lru_cache(maxsize=4096)
+def _look(sector: str) -> LookTower:
+    """The look at `sector` (actions are immutable: one per sector serves every state)."""
+    return LookTower(sector)
 
 
 def _look_scope(decision: str) -> str | None:

@@ -49,6 +49,8 @@ from geomsim.rules import Action
 
 def _number(value: Any, name: str) -> float:
     """`value` as a finite float, or a ValueError naming the field."""
+    if type(value) is float and math.isfinite(value):  # the common case, made cheap
+        return value + 0.0
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         try:
             value = float(value)

@@ -145,8 +145,11 @@ class Board:
         """`make()` once per board, or the value the board followed made from these very
         `sources` (compared by identity)."""
         if key not in self._made:
-            done, value = self._before.get(key, ((), None))
-            if not (len(done) == len(sources) and all(map(operator.is_, done, sources))):
+            hit = self._before.get(key)
+            if hit is not None and len(hit[0]) == len(sources) and all(
+                    map(operator.is_, hit[0], sources)):
+                value = hit[1]
+            else:
                 value = make()
             self._made[key] = (tuple(sources), value)
         return self._made[key][1]
@@ -278,14 +281,15 @@ def end_camps(board: Board, expedition: str) -> frozenset[int]:
 
 def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
     """The explorer at the end of every started expedition but `exclude`: (expedition, x, y)."""
-    ends = board.memo("end explorers", lambda: [
+    lasts = [poses[-1] for poses in board.expeditions.values() if poses]
+    ends = board.kept("end explorers", lasts, lambda: [
         (e, *_explorer(board, e)) for e, poses in board.expeditions.items() if poses])
     return [end for end in ends if end[0] != exclude]
 
 
 def _camp_points(board: Board) -> NDArray[np.object_]:
-    centres = _camp_discs(board).centre
-    return board.memo("camp points", lambda: shapely.points(centres.real, centres.imag))
+    return board.grown("camp points", board.camps, lambda camps: shapely.points(
+        np.array([(c.x, c.y) for c in camps], dtype=float).reshape(-1, 2)))
 
 
 class Circles(NamedTuple):
@@ -375,9 +379,8 @@ def expedition_violations(board: Board, expedition: str) -> list[Violation]:
                       f"{', '.join(e.id for e in camps)})", {"expedition": expedition})]
 
 
-def _depth(rect: shapely.Polygon, x: float, y: float) -> float:
+def _depth(rect: shapely.Polygon, point: shapely.Point) -> float:
     """Signed distance of a point from the rectangle's outline, positive inside."""
-    point = shapely.Point(x, y)
     if shapely.covers(rect, point):
         return float(shapely.distance(rect.exterior, point))
     return -float(shapely.distance(rect, point))
@@ -385,7 +388,10 @@ def _depth(rect: shapely.Polygon, x: float, y: float) -> float:
 
 def _cover_violations(board: Board, expedition: str, rect: shapely.Polygon) -> list[Violation]:
     x, y, r = expedition_end(board, expedition)
-    depth = _depth(rect, x, y)
+    last = board.expeditions.get(expedition) or ()
+    # The point is kept while the end stays: a shapely Point costs more than the test.
+    depth = _depth(rect, board.kept(("end point", expedition), last[-1:],
+                                    lambda: shapely.Point(x, y)))
     if depth >= r - EPS:
         return []
     short = r - depth
@@ -397,7 +403,7 @@ def _cover_violations(board: Board, expedition: str, rect: shapely.Polygon) -> l
                        {"expedition": expedition, "explorer": [x, y], "uncovered_mm": short})]
     if started:
         sx, sy = board.table.expedition_camp(expedition).start
-        if _depth(rect, sx, sy) >= board.sizes.start_mark_radius - EPS:
+        if _depth(rect, shapely.Point(sx, sy)) >= board.sizes.start_mark_radius - EPS:
             found.append(Violation(ONE_PER_CAMP, f"{expedition} already has an expedition: only "
                                    "one may start from each expedition base camp; continue it at "
                                    f"its explorer ({x:.2f}, {y:.2f})", {"expedition": expedition}))
@@ -737,7 +743,7 @@ def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.
 
     def masks() -> dict[str, Mask]:
         none = np.zeros(len(p), bool)
-        broken = {COVER_EXPLORER: ~covered, ONE_PER_CAMP: none, MARKER_PLAY_AREA: off}
+        broken = {COVER_EXPLORER: ~covered | none, ONE_PER_CAMP: none, MARKER_PLAY_AREA: off}
         if ctx.start is not None:
             sx, sy, sr = ctx.start
             broken[ONE_PER_CAMP] = _inside((complex(sx, sy) - p) * back, a - sr + EPS,
@@ -789,15 +795,14 @@ def _farthest_sq(local: NDArray[np.complex128], a: float, b: float) -> Array:
 def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
     """Judge many base camp centres at once (the geometric rules of 4.1)."""
     sizes = board.sizes
-    x, y = _floats(x), _floats(y)
+    z = _floats(x) + 1j * _floats(y)
     r = sizes.base_camp_radius
     geo = table_geometry(board.table)
-    on_blocker = _dwithin_matrix(*geo.blockers, x, y, r - EPS)  # (n, M + E)
+    on_blocker = _dwithin_matrix(*geo.blockers, z, r - EPS)  # (n, M + E)
     broken = {
         CAMP_VALLEY: on_blocker[:, :len(geo.mesas)].any(axis=1),
-        CAMP_PLAY_AREA: np.hypot(x, y) + r > sizes.play_area_radius + EPS,
+        CAMP_PLAY_AREA: np.abs(z) + r > sizes.play_area_radius + EPS,
     }
-    z = x + 1j * y
     broken[CAMP_ON_CAMP] = (np.abs(z[:, None] - _camp_discs(board).centre)
                             <= 2 * r - EPS).any(axis=1)
     on_piece = on_blocker[:, len(geo.mesas):].any(axis=1)
@@ -811,16 +816,21 @@ def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
                        | on_piece), lambda: broken)
 
 
-def _dwithin_matrix(prepared: NDArray[np.object_], circles: Circles, x: Array, y: Array,
-                    d: float) -> Mask:
-    """(n, k): whether each of the prepared polygons lies within `d` of each point (x, y); only
-    pairs whose point lies within `d` of the polygon's bounding circle reach shapely's
+def _dwithin_matrix(prepared: NDArray[np.object_], circles: Circles,
+                    z: NDArray[np.complex128], d: float) -> Mask:
+    """(n, k): whether each of the prepared polygons lies within `d` of each point z = x + iy;
+    only pairs whose point lies within `d` of the polygon's bounding circle reach shapely's
     `dwithin`."""
-    near = np.abs((x + 1j * y)[:, None] - circles.centre) <= circles.radius + d
+    near = np.abs(z[:, None] - circles.centre) <= circles.radius + d
     i, j = near.nonzero()
     if len(i):
-        near[i, j] = shapely.dwithin(prepared[j], shapely.points(x[i], y[i]), d)
+        near[i, j] = shapely.dwithin(prepared[j], shapely.points(_xy(z[i])), d)
     return near
+
+
+def _xy(z: NDArray[np.complex128]) -> Array:
+    """Complex points as (n, 2) coordinates (a view of a contiguous array, no copy)."""
+    return np.ascontiguousarray(z).view(np.float64).reshape(-1, 2)
 
 
 def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> Mask:
@@ -857,5 +867,5 @@ def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int
     # marker covers it (rounding moves it by ~1e-14 mm, well within EPS).
     q = (2.0 * half_along) * u[1] - half_along + 1j * ((2.0 * half_across) * u[2] - half_across)
     p = complex(tx, ty) - q * e
-    ok = _check_markers(ctx, p, e, covered=np.ones(n, bool)).ok
+    ok = _check_markers(ctx, p, e, covered=np.True_).ok
     return p.real[ok], p.imag[ok], np.degrees(turn[ok])

@@ -340,11 +340,12 @@ class AnasaziState(State):
         return self.sizes.base_camps_per_player - sum(1 for c in self.camps if c.owner == player)
 
     def towers_on_table(self, mesa: str | None = None) -> list[str]:
-        """The sectors that still hold a tower (on one mesa, if given)."""
-        found = [sid for sid, (kind, _) in self.contents.items() if kind == "tower"]
+        """The sectors that still hold a tower (on one mesa, if given), in the table's order."""
+        geo = lg.table_geometry(self.table)
+        # Towers stand on the small sectors only (the setup says so), until moved to the track.
+        found = [sid for sid in geo.small_ids if sid in self.contents]
         if mesa is not None:
-            where = lg.table_geometry(self.table).sector_mesa
-            found = [sid for sid in found if where[sid] == mesa]
+            found = [sid for sid in found if geo.sector_mesa[sid] == mesa]
         return found
 
     # -- legal actions -------------------------------------------------------------------------
@@ -393,11 +394,10 @@ class AnasaziState(State):
         found: list[BuildCamp] = []
         n = CAMP_SAMPLES * k
         for _ in range(SAMPLE_ROUNDS):
-            r = reach * np.sqrt(rng.uniform(0.0, 1.0, n))
-            t = rng.uniform(0.0, 2 * np.pi, n)
-            x, y = r * np.cos(t), r * np.sin(t)
-            ok = np.flatnonzero(lg.check_camps(board, x, y).ok)[:k - len(found)]
-            found += [BuildCamp(float(x[i]), float(y[i])) for i in ok]
+            u = rng.random((2, n))
+            z = (reach * np.sqrt(u[0])) * np.exp((2j * np.pi) * u[1])  # uniform over the disc
+            z = z[lg.check_camps(board, z.real, z.imag).ok][:k - len(found)]
+            found += [BuildCamp(x, y) for x, y in zip(z.real.tolist(), z.imag.tolist())]
             if len(found) >= k:
                 break
         return found

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from games.aztekz.components import CHIEF, HEROES, Components, load_components
 from geomsim.discrete import (
     OPPOSITE,
     SIDE_NAMES,
@@ -47,6 +47,7 @@ from geomsim.discrete import (
     Deck,
     neighbour,
 )
+from geomsim.notation import Form, Notation
 from geomsim.rules import (
     ENGINE_FORM_RULE,
     Action,
@@ -58,7 +59,6 @@ from geomsim.rules import (
     State,
     Violation,
 )
-from games.aztekz.components import CHIEF, HEROES, SLAVES, Components, load_components
 
 SETUP, MOVE, PLACE, OVER = "setup", "move", "place", "over"
 _HISTORY_KEY = ', "history": ['
@@ -195,22 +195,21 @@ class Return(AztekzAction):
 
 ACTION_TYPES = (Select, Step, Take, Drop, Scare, Give, Steal, End, Place, Return)
 ACTION_OF_KIND = {a.kind: a for a in ACTION_TYPES}
-_HERO = "(chief|slave1|slave2)"
-_PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
-    (re.compile(_HERO), lambda m: Select(m[1])),
-    (re.compile(_HERO + r" ([NESW])"), lambda m: Step(m[1], m[2])),
-    (re.compile(r"take ([A-Za-z_]\w*)"), lambda m: Take(m[1])),
-    (re.compile(r"drop"), lambda m: Drop()),
-    (re.compile(r"scare"), lambda m: Scare()),
-    (re.compile(r"give"), lambda m: Give()),
-    (re.compile(r"steal (\d+)\.(slave1|slave2)"), lambda m: Steal(int(m[1]), m[2])),
-    (re.compile(r"end"), lambda m: End()),
-    (re.compile(r"place (-?\d+),(-?\d+) r([0-3])"),
-     lambda m: Place(int(m[1]), int(m[2]), int(m[3]))),
-    (re.compile(r"return"), lambda m: Return()),
-)
-FORMS = ("chief | slave1 | slave2", "HERO N|E|S|W", "take KIND", "drop", "scare", "give",
-         "steal P.slave1|slave2", "end", "place X,Y rR (R 0-3)", "return")
+_HERO_FORM = Form("chief | slave1 | slave2 [N|E|S|W]", r"(chief|slave1|slave2)(?: ([NESW]))?",
+                  lambda m: Step(m[1], m[2]) if m[2] else Select(m[1]))
+NOTATION = Notation("aztekz", {
+    "chief": _HERO_FORM, "slave1": _HERO_FORM, "slave2": _HERO_FORM,
+    "take": Form("take KIND", r"take ([A-Za-z_]\w*)", lambda m: Take(m[1])),
+    "drop": Form("drop", r"drop", lambda m: Drop()),
+    "scare": Form("scare", r"scare", lambda m: Scare()),
+    "give": Form("give", r"give", lambda m: Give()),
+    "steal": Form("steal P.slave1|slave2", r"steal (\d+)\.(slave1|slave2)",
+                  lambda m: Steal(int(m[1]), m[2])),
+    "end": Form("end", r"end", lambda m: End()),
+    "place": Form("place X,Y rR (R 0-3)", r"place (-?\d+),(-?\d+) r([0-3])",
+                  lambda m: Place(int(m[1]), int(m[2]), int(m[3]))),
+    "return": Form("return", r"return", lambda m: Return()),
+})
 
 
 # -- rules ----------------------------------------------------------------------------------------
@@ -409,14 +408,7 @@ class AztekzGame(Game):
 
     def parse_action(self, text: str) -> Action:
         """The action written in text form (see the module docstring)."""
-        if not isinstance(text, str):
-            raise ValueError(f"aztekz action: expected text, got {text!r}")
-        words = " ".join(text.split())
-        for pattern, build in _PATTERNS:
-            m = pattern.fullmatch(words)
-            if m:
-                return build(m)
-        raise ValueError(f"aztekz action: cannot read {text!r}; expected one of: {'; '.join(FORMS)}")
+        return NOTATION.parse(text)
 
     def action_from_json(self, obj: Any) -> Action:
         """The action that `Action.to_json` wrote; `ValueError` for an unknown kind or field."""

@@ -27,16 +27,22 @@ clockwise `seat_order` from the torch keeper.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from games.cibola.components import (
+    TREASURES,
+    Components,
+    Totem,
+    default_components,
+    load_components,
+)
 from geomsim.discrete import Deck, SealedChoices, rank_by, seat_order
+from geomsim.notation import Form, Notation
 from geomsim.rules import (
     EMPTY_SPACE,
     Action,
@@ -48,7 +54,6 @@ from geomsim.rules import (
     State,
     Violation,
 )
-from games.cibola.components import TREASURES, Components, Totem, default_components, load_components
 
 CARDS_PER_ROUND = 4
 TOTEMS_REVEALED = 5
@@ -237,24 +242,30 @@ class CopyTotem(Action):
 ACTION_TYPES = (Send, Take, PlaceRock, ChooseTotem, MoveRock, CopyTotem)
 
 
-def _action_to_json(self: Action) -> dict[str, Any]:
-    """The action as JSON-able data (fields are plain ints and strings: no deep copy needed)."""
-    return {"kind": self.kind, **{name: getattr(self, name) for name in self._fields}}
-
-
-for _type in ACTION_TYPES:  # states write their history often: keep this fast
-    _type._fields = tuple(f.name for f in dataclasses.fields(_type))
-    _type.to_json = _action_to_json
-
 DIRECTIONS = {"down": 1, "up": -1}
-_PATTERNS = {
-    "send": (re.compile(r"send (-?\d+)"), "send N (a number of explorers)"),
-    "take": (re.compile(r"take ([a-z])"), "take SLOT (a letter A-D)"),
-    "rock": (re.compile(r"rock (\w+) (-?\d+)"), "rock COLUMN CHAMBER, e.g. 'rock sundial 2'"),
-    "totem": (re.compile(r"totem (-?\d+)"), "totem ID, e.g. 'totem 4'"),
-    "move": (re.compile(r"move (\w+) (-?\d+) (\w+)"), "move COLUMN CHAMBER down|up"),
-    "copy": (re.compile(r"copy (-?\d+)"), "copy ID, e.g. 'copy 3'"),
-}
+def _column(name: str) -> str:
+    if name not in TREASURES:
+        raise ValueError(f"unknown column {name!r} (columns: {', '.join(TREASURES)})")
+    return name
+
+
+def _direction(word: str) -> str:
+    if word not in DIRECTIONS:
+        raise ValueError(f"direction must be 'down' or 'up', not {word!r}")
+    return word
+
+
+NOTATION = Notation("cibola", {
+    "send": Form("send N (a number of explorers)", r"send (-?\d+)", lambda m: Send(int(m[1]))),
+    "take": Form("take SLOT (a letter A-D)", r"take ([a-z])", lambda m: Take(m[1].upper())),
+    "rock": Form("rock COLUMN CHAMBER, e.g. 'rock sundial 2'", r"rock (\w+) (-?\d+)",
+                 lambda m: PlaceRock(_column(m[1]), int(m[2]))),
+    "totem": Form("totem ID, e.g. 'totem 4'", r"totem (-?\d+)", lambda m: ChooseTotem(int(m[1]))),
+    "move": Form("move COLUMN CHAMBER down|up", r"move (\w+) (-?\d+) (\w+)",
+                 lambda m: MoveRock(_column(m[1]), int(m[2]), _direction(m[3]))),
+    "copy": Form("copy ID, e.g. 'copy 3'", r"copy (-?\d+)", lambda m: CopyTotem(int(m[1]))),
+}, lowercase=True)
+
 
 # Actions are immutable: share one object per value (faster legal-action lists).
 _SENDS = [Send(n) for n in range(64)]
@@ -264,32 +275,7 @@ _ROCKS = [[PlaceRock(name, i + 1) for i in range(8)] for name in TREASURES]
 
 def parse_action(text: str) -> Action:
     """The action written in text form; `ValueError` naming what is wrong otherwise."""
-    if not isinstance(text, str):
-        raise ValueError(f"cibola action: expected text, got {type(text).__name__}")
-    words = " ".join(text.split()).lower()
-    verb = words.split(" ", 1)[0] if words else ""
-    if verb not in _PATTERNS:
-        raise ValueError(f"cibola action {text!r}: unknown verb {verb!r} "
-                         f"(known: {', '.join(_PATTERNS)})")
-    pattern, form = _PATTERNS[verb]
-    m = pattern.fullmatch(words)
-    if m is None:
-        raise ValueError(f"cibola action {text!r}: expected {form}")
-    g = m.groups()
-    if verb == "send":
-        return Send(int(g[0]))
-    if verb == "take":
-        return Take(g[0].upper())
-    if verb in ("totem", "copy"):
-        return (ChooseTotem if verb == "totem" else CopyTotem)(int(g[0]))
-    if g[0] not in TREASURES:
-        raise ValueError(f"cibola action {text!r}: unknown column {g[0]!r} "
-                         f"(columns: {', '.join(TREASURES)})")
-    if verb == "rock":
-        return PlaceRock(g[0], int(g[1]))
-    if g[2] not in DIRECTIONS:
-        raise ValueError(f"cibola action {text!r}: direction must be 'down' or 'up', not {g[2]!r}")
-    return MoveRock(g[0], int(g[1]), g[2])
+    return NOTATION.parse(text)
 
 
 # -- pure rules over numbers ---------------------------------------------------------------

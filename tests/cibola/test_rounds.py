@@ -13,7 +13,7 @@ from games.cibola.components import default_data
 from games.cibola.rules import obtain_order, share_camp
 from geomsim.rules import IllegalAction
 from tests.cibola.helpers import (
-    COMPONENTS, DECK_I, card_ids, deck_with_top, new, play, sends, slot_of,
+    COMPONENTS, DECK_I, card_ids, deck_with_top, new, play, sends,
 )
 
 

@@ -15,7 +15,6 @@ import copy
 import functools
 import hashlib
 import json
-import operator
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -734,8 +733,8 @@ class AnasaziState(State):
         over = self.phase == "over"
         seen = self.seen[player]
         data = self._public()
-        data["contents"] = {s: f"{c} {k}" if k == "treasure" or over or s in seen else k
-                            for s, (k, c) in self.contents.items()}
+        data["contents"] = {s: _CONTENT_TEXT[item] if item[0] == "treasure" or over or s in seen
+                            else item[0] for s, item in self.contents.items()}
         data["objectives"] = [o if over or p == player else None
                               for p, o in enumerate(self.objectives)]
         data["observer"] = player
@@ -819,7 +818,7 @@ class AnasaziState(State):
         """The whole state as JSON-able data, hidden parts included: what `observe` shows
         (every tower colour and objective card revealed), the scores, and the table's geometry."""
         data = self._public()
-        data.update(contents={s: f"{c} {k}" for s, (k, c) in self.contents.items()},
+        data.update(contents={s: _CONTENT_TEXT[item] for s, item in self.contents.items()},
                     objectives=list(self.objectives), seed=self.seed, scores=self.scores(),
                     towers=dict(self.towers), table=self.table.to_json())
         return data
@@ -840,13 +839,11 @@ class AnasaziState(State):
                 f'"table": {_table_text(self.table).text}}}')
 
     def _laid(self) -> _Laid:
-        """The texts of the laid pieces, remade only when a piece was laid (the lists only
-        grow; their items, frozen, are compared by identity)."""
+        """The texts of the laid pieces, remade only when a piece was laid."""
         pieces = [self.camps, *self.expeditions.values()]
         laid = self._laid_text
-        if laid is None or len(laid.pieces) != len(pieces) or not all(
-                len(a) == len(b) and all(map(operator.is_, a, b))
-                for a, b in zip(laid.pieces, pieces)):
+        # List equality tests items by identity first, at C speed; equal pieces, equal texts.
+        if laid is None or laid.pieces != pieces or laid.ids != tuple(self.expeditions):
             laid = self._laid_text = _Laid(self.camps, self.expeditions)
         return laid
 
@@ -932,6 +929,11 @@ def _laid_from_text(text: str) -> _Laid:
             raise ValueError(f"laid pieces do not round trip: {text[:80]}")
         _memo(_LAID, text, laid)
     return laid
+
+
+# What lies on a sector, as observations write it: "red tower", "blue treasure".
+_CONTENT_TEXT = {(kind, colour): f"{colour} {kind}" for kind in ("tower", "treasure")
+                 for colour in COLOURS}
 
 
 def _dumps(data: Any) -> str:

@@ -281,9 +281,12 @@ def end_camps(board: Board, expedition: str) -> frozenset[int]:
 
 def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
     """The explorer at the end of every started expedition but `exclude`: (expedition, x, y)."""
-    lasts = [poses[-1] for poses in board.expeditions.values() if poses]
-    ends = board.kept("end explorers", lasts, lambda: [
-        (e, *_explorer(board, e)) for e, poses in board.expeditions.items() if poses])
+    def make() -> list[tuple[str, float, float]]:
+        lasts = [poses[-1] for poses in board.expeditions.values() if poses]
+        return board.kept("end explorers", lasts, lambda: [
+            (e, *_explorer(board, e)) for e, poses in board.expeditions.items() if poses])
+
+    ends = board.memo("end explorers", make)
     return [end for end in ends if end[0] != exclude]
 
 
@@ -297,19 +300,6 @@ class Circles(NamedTuple):
 
     centre: NDArray[np.complex128]
     radius: Array | float
-
-    @staticmethod
-    def of(rows: Sequence[tuple[float, float, float]]) -> Circles:
-        """Circles from (x, y, radius) rows."""
-        xyr = np.array(rows, dtype=float).reshape(-1, 3)
-        return Circles(xyr[:, 0] + 1j * xyr[:, 1], xyr[:, 2].copy())
-
-    def __add__(self, other: Any) -> Circles:  # type: ignore[override]
-        """These circles then `other`'s."""
-        n, m = len(self.centre), len(other.centre)
-        return Circles(np.concatenate([self.centre, other.centre]),
-                       np.concatenate([np.broadcast_to(self.radius, n),
-                                       np.broadcast_to(other.radius, m)]))
 
 
 def _camp_discs(board: Board) -> Circles:
@@ -566,29 +556,37 @@ def covered_camps(board: Board, pose: Pose) -> list[int]:
 # -- the batched path --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class TableGeometry:
-    """Arrays of a table's polygons, prepared for fast vectorised predicates (cached per table)."""
+    """A table's polygons in one array, prepared for fast vectorised predicates, with a circle
+    around each (cached per table). The order is sectors, mesas, expedition base camp tiles,
+    so that what a marker may touch (sectors and mesas) and what a base camp may not lie on
+    (mesas and tiles) are slices of it."""
 
-    mesa_ids: tuple[str, ...]
-    mesas: NDArray[np.object_]
     sector_ids: tuple[str, ...]
-    sectors: NDArray[np.object_]
-    sector_circles: Circles  # a circle around each sector
-    tiles: NDArray[np.object_]
-    mesa_circles: Circles  # the same around each mesa
-    tile_circles: Circles  # the same around each expedition base camp tile
+    mesa_ids: tuple[str, ...]
+    polygons: NDArray[np.object_]
+    circles: Circles
     small_ids: tuple[str, ...]  # the sectors that hold towers at setup
     treasure_ids: tuple[str, ...]  # the sectors that hold treasures at setup
     sector_mesa: dict[str, str]  # the mesa of each sector
 
+    def _part(self, start: int, stop: int) -> tuple[NDArray[np.object_], Circles]:
+        return self.polygons[start:stop], Circles(self.circles.centre[start:stop],
+                                                  self.circles.radius[start:stop])
+
+    @functools.cached_property
+    def sectors(self) -> tuple[NDArray[np.object_], Circles]:
+        """The pueblo sectors (in `sector_ids` order) and their circles."""
+        return self._part(0, len(self.sector_ids))
+
     @functools.cached_property
     def touchables(self) -> tuple[NDArray[np.object_], Circles]:
         """The sectors then the mesas (what a marker may touch), and their circles."""
-        return np.concatenate([self.sectors, self.mesas]), self.sector_circles + self.mesa_circles
+        return self._part(0, len(self.sector_ids) + len(self.mesa_ids))
 
     @functools.cached_property
     def blockers(self) -> tuple[NDArray[np.object_], Circles]:
         """The mesas then the tiles (what a base camp may not lie on), and their circles."""
-        return np.concatenate([self.mesas, self.tiles]), self.mesa_circles + self.tile_circles
+        return self._part(len(self.sector_ids), len(self.polygons))
 
 
 _GEOMETRY: OrderedDict[int, tuple[Table, TableGeometry]] = OrderedDict()
@@ -599,14 +597,12 @@ def table_geometry(table: Table) -> TableGeometry:
     hit = _GEOMETRY.get(id(table))
     if hit is not None and hit[0] is table:
         return hit[1]
-    copy = lambda geoms: shapely.from_wkb(shapely.to_wkb(np.array(geoms, dtype=object)))  # noqa: E731
-    mesas, sectors = copy([m.polygon for m in table.mesas]), copy([s.polygon for s in table.sectors])
-    tiles = copy([t.polygon for t in table.expedition_camps])
-    for geoms in (mesas, sectors, tiles):
-        shapely.prepare(geoms)  # copies: the table's own polygons stay untouched
-    geo = TableGeometry(tuple(m.id for m in table.mesas), mesas,
-                        tuple(s.id for s in table.sectors), sectors, _circles_around(sectors),
-                        tiles, _circles_around(mesas), _circles_around(tiles),
+    polygons = np.array([s.polygon for s in table.sectors] + [m.polygon for m in table.mesas]
+                        + [t.polygon for t in table.expedition_camps], dtype=object)
+    polygons = shapely.transform(polygons, lambda xy: xy)  # copies: the table's stay unprepared
+    shapely.prepare(polygons)
+    geo = TableGeometry(tuple(s.id for s in table.sectors), tuple(m.id for m in table.mesas),
+                        polygons, _circles_around(polygons),
                         tuple(s.id for s in table.small_sectors),
                         tuple(s.id for s in table.treasure_sectors),
                         {s.id: p.mesa for p in table.pueblos for s in p.sectors})
@@ -664,6 +660,11 @@ class MarkerContext:
     def centres(self) -> NDArray[np.complex128]:
         """The obstacles' centres as complex numbers x + iy."""
         return self.obstacles[0] + 1j * self.obstacles[1]
+
+    @functools.cached_property
+    def reach(self) -> Array:
+        """How near a marker may come to each obstacle's centre and still overlap it."""
+        return self.obstacles[2] - EPS
 
 
 _OBSTACLE_RULES = (OTHER_CAMP, NEW_CAMP, EXPLORER_VISIBLE)
@@ -734,11 +735,11 @@ def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.
     if covered is None:
         covered = _inside((complex(tx, ty) - p) * back, a - tr + EPS, b - tr + EPS)
     off = _farthest_sq(p * back, a, b) > (ctx.sizes.play_area_radius + EPS) ** 2
-    ok = covered & ~off
+    ok = ~off if covered is np.True_ else covered & ~off
     obs = ctx.obstacles
     hits = None
     if obs.shape[1]:
-        hits = _overlaps((ctx.centres - p[:, None]) * back[:, None], a, b, obs[2] - EPS)
+        hits = _overlaps((ctx.centres - p[:, None]) * back[:, None], a, b, ctx.reach)
         ok &= ~hits.any(axis=1)
 
     def masks() -> dict[str, Mask]:
@@ -767,7 +768,7 @@ def _overlaps(local: NDArray[np.complex128], half_along: float, half_across: flo
     there overlaps it (broadcast over the arrays' shapes)."""
     ex = np.maximum(np.abs(local.real) - half_along, 0.0)
     ey = np.maximum(np.abs(local.imag) - half_across, 0.0)
-    return ex * ex + ey * ey <= np.square(reach)
+    return np.hypot(ex, ey) <= reach
 
 
 def _inside(local: NDArray[np.complex128], half_along: float, half_across: float) -> Mask:
@@ -800,12 +801,12 @@ def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
     geo = table_geometry(board.table)
     on_blocker = _dwithin_matrix(*geo.blockers, z, r - EPS)  # (n, M + E)
     broken = {
-        CAMP_VALLEY: on_blocker[:, :len(geo.mesas)].any(axis=1),
+        CAMP_VALLEY: on_blocker[:, :len(geo.mesa_ids)].any(axis=1),
         CAMP_PLAY_AREA: np.abs(z) + r > sizes.play_area_radius + EPS,
     }
     broken[CAMP_ON_CAMP] = (np.abs(z[:, None] - _camp_discs(board).centre)
                             <= 2 * r - EPS).any(axis=1)
-    on_piece = on_blocker[:, len(geo.mesas):].any(axis=1)
+    on_piece = on_blocker[:, len(geo.mesa_ids):].any(axis=1)
     markers, turns = _marker_frames(board)
     if len(turns):
         local = (z[:, None] - markers.centre) * np.conj(turns)
@@ -845,11 +846,12 @@ def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: Arr
     out = np.zeros((len(x), len(geo.sector_ids)), bool)
     if not len(x) or not len(geo.sector_ids):
         return out
-    reach = math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + geo.sector_circles.radius
-    i, j = (np.abs((x + 1j * y)[:, None] - geo.sector_circles.centre) <= reach).nonzero()
+    sectors, circles = geo.sectors
+    reach = math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + circles.radius
+    i, j = (np.abs((x + 1j * y)[:, None] - circles.centre) <= reach).nonzero()
     if len(i):
         rects = marker_polygons(x[i], y[i], h[i], sizes)
-        out[i, j] = shapely.intersects(geo.sectors[j], rects)
+        out[i, j] = shapely.intersects(sectors[j], rects)
     return out
 
 
@@ -860,12 +862,12 @@ def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int
     ones as arrays (x, y, heading) — possibly none."""
     tx, ty, tr = ctx.target
     half_along, half_across = cover_room(ctx.sizes, tr)
-    u = rng.random((3, n))
-    turn = (2.0 * np.pi) * u[0]
+    turn = (2.0 * np.pi) * rng.random(n)
     e = np.exp(1j * turn)
     # The target's centre lies at q in the marker's frame, inside the shrunk rectangle: the
     # marker covers it (rounding moves it by ~1e-14 mm, well within EPS).
-    q = (2.0 * half_along) * u[1] - half_along + 1j * ((2.0 * half_across) * u[2] - half_across)
+    q = (rng.random((n, 2)) * (2.0 * half_along, 2.0 * half_across)
+         - (half_along, half_across)).view(np.complex128).ravel()
     p = complex(tx, ty) - q * e
     ok = _check_markers(ctx, p, e, covered=np.True_).ok
     return p.real[ok], p.imag[ok], np.degrees(turn[ok])

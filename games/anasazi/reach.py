@@ -160,7 +160,7 @@ def sector_target(table: Table, sector: str) -> Target:
         i = geo.sector_ids.index(sector)
     except ValueError:
         raise KeyError(f"no sector {sector!r} on this table") from None
-    return _target(sector, geo.sectors[i], 1.5)
+    return _target(sector, geo.sectors[0][i], 1.5)
 
 
 def _target(id: str, poly: shapely.Geometry, spacing: float) -> Target:

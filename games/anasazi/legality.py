@@ -164,6 +164,31 @@ class Board:
         return [(e, i, p) for e, poses in self.expeditions.items() for i, p in enumerate(poses)]
 
 
+class Recent(OrderedDict):
+    """A dict that keeps only the `size` entries put last (the oldest goes first): the caches
+    of what is derived from immutable things (tables, poses, texts) and asked for again."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def put(self, key: Any, value: Any) -> Any:
+        """Keep `value` under `key` as the newest entry; return it."""
+        self[key] = value
+        self.move_to_end(key)
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+    def of_table(self, table: Table, make: Callable[[], Any]) -> Any:
+        """What `make()` made for this very table (kept under its id, checked by identity:
+        Python reuses the ids of objects gone)."""
+        hit = self.get(id(table))
+        if hit is None or hit[0] is not table:
+            hit = self.put(id(table), (table, make()))
+        return hit[1]
+
+
 # -- single pieces -----------------------------------------------------------------------------
 def explorer_centre(pose: Pose, sizes: Sizes) -> tuple[float, float]:
     """The centre of the explorer printed on a marker at `pose` (on its axis, near its head)."""
@@ -190,15 +215,13 @@ def marker_polygon(pose: Pose, sizes: Sizes) -> shapely.Polygon:
     if poly is None:
         c, s = cos_sin(pose.heading)
         a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
-        poly = shapely.polygons(np.array([(pose.x + u * c - v * s, pose.y + u * s + v * c)
-                                          for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))]))
-        _POLYGONS[key] = poly
-        if len(_POLYGONS) > 4096:
-            _POLYGONS.popitem(last=False)
+        poly = _POLYGONS.put(key, shapely.polygons(np.array(
+            [(pose.x + u * c - v * s, pose.y + u * s + v * c)
+             for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))])))
     return poly
 
 
-_POLYGONS: OrderedDict[tuple[float, ...], shapely.Polygon] = OrderedDict()
+_POLYGONS = Recent(4096)
 
 
 def marker_polygons(x: ArrayLike, y: ArrayLike, heading: ArrayLike, sizes: Sizes
@@ -350,14 +373,21 @@ def marker_violations(board: Board, player: int, expedition: str, pose: Pose) ->
     sizes = board.sizes
     rect = marker_polygon(pose, sizes)
     found = _cover_violations(board, expedition, rect)
-    extent = float(shapely.hausdorff_distance(ORIGIN, rect))  # the farthest corner
-    if extent > sizes.play_area_radius + EPS:
-        over = extent - sizes.play_area_radius
-        found.append(Violation(MARKER_PLAY_AREA, f"the marker hangs {over:.3f} mm over the edge "
-                               "of the play area", {"overhang_mm": over, "extent_mm": extent}))
+    found += _overhang(MARKER_PLAY_AREA, "marker", float(shapely.hausdorff_distance(ORIGIN, rect)),
+                       sizes)  # the farthest corner
     found += _camp_cover_violations(board, player, expedition, pose, rect)
     found += _hidden_explorer_violations(board, expedition, pose, rect)
     return found
+
+
+def _overhang(rule: str, piece: str, extent: float, sizes: Sizes) -> list[Violation]:
+    """The violation of a piece whose farthest point lies `extent` mm from the table's centre,
+    if that is beyond the edge of the play area."""
+    if extent <= sizes.play_area_radius + EPS:
+        return []
+    over = extent - sizes.play_area_radius
+    return [Violation(rule, f"the {piece} hangs {over:.3f} mm over the edge of the play area",
+                      {"overhang_mm": over, "extent_mm": extent})]
 
 
 def expedition_violations(board: Board, expedition: str) -> list[Violation]:
@@ -405,15 +435,10 @@ def _camp_cover_violations(board: Board, player: int, expedition: str, pose: Pos
     r = board.sizes.base_camp_radius
     found = []
     for i, d in _overlapped_camps(board, pose):
+        rule = _forbidden_camp(board, player, expedition, i)
+        if rule is None:
+            continue
         camp = board.camps[i]
-        if camp.owner == player:
-            if i not in board.fresh:
-                continue  # one's own base camp, built before this turn
-            rule = NEW_CAMP
-        elif i in end_camps(board, expedition):
-            continue  # the expedition's end sits on it: anyone may continue over it
-        else:
-            rule = OTHER_CAMP
         numbers = {"camp": int(i), "owner": camp.owner, "at": [camp.x, camp.y],
                    "depth_mm": r - d, "area_mm2": _overlap_area(rect, camp, r)}
         if rule == OTHER_CAMP:
@@ -426,6 +451,16 @@ def _camp_cover_violations(board: Board, player: int, expedition: str, pose: Pos
                                    f"{camp.y:.2f}) placed this turn ({numbers['area_mm2']:.2f} mm²)",
                                    numbers))
     return found
+
+
+def _forbidden_camp(board: Board, player: int, expedition: str, camp: int) -> str | None:
+    """The rule that a marker of `expedition` laid by `player` breaks by covering base camp
+    number `camp`, or None when it may: another player's camp is forbidden unless the
+    expedition's end sits on it (rule 4.2), one's own only in the turn it was built. Both
+    checking paths ask this."""
+    if board.camps[camp].owner != player:
+        return None if camp in end_camps(board, expedition) else OTHER_CAMP
+    return NEW_CAMP if camp in board.fresh else None
 
 
 def _overlapped_camps(board: Board, pose: Pose) -> list[tuple[int, float]]:
@@ -479,11 +514,8 @@ def camp_violations(board: Board, x: float, y: float) -> list[Violation]:
         found.append(Violation(CAMP_VALLEY, f"the base camp lies {r - d:.3f} mm on mesa "
                                f"{geo.mesa_ids[j]}: build only in a valley",
                                {"mesa": geo.mesa_ids[j], "depth_mm": r - d}))
-    extent = float(shapely.distance(ORIGIN, point)) + r
-    if extent > sizes.play_area_radius + EPS:
-        over = extent - sizes.play_area_radius
-        found.append(Violation(CAMP_PLAY_AREA, f"the base camp hangs {over:.3f} mm over the edge "
-                               "of the play area", {"overhang_mm": over}))
+    found += _overhang(CAMP_PLAY_AREA, "base camp", float(shapely.distance(ORIGIN, point)) + r,
+                       sizes)
     near = _near(_camp_discs(board), x, y, r)
     for i, d in _within(_camp_points(board), near, point, 2 * r - EPS):
         c = board.camps[i]
@@ -589,14 +621,15 @@ class TableGeometry:
         return self._part(len(self.sector_ids), len(self.polygons))
 
 
-_GEOMETRY: OrderedDict[int, tuple[Table, TableGeometry]] = OrderedDict()
+_GEOMETRY = Recent(64)
 
 
 def table_geometry(table: Table) -> TableGeometry:
     """The prepared polygons of `table` (kept for the 64 tables made last)."""
-    hit = _GEOMETRY.get(id(table))
-    if hit is not None and hit[0] is table:
-        return hit[1]
+    return _GEOMETRY.of_table(table, lambda: _table_geometry(table))
+
+
+def _table_geometry(table: Table) -> TableGeometry:
     polygons = np.array([s.polygon for s in table.sectors] + [m.polygon for m in table.mesas]
                         + [t.polygon for t in table.expedition_camps], dtype=object)
     polygons = shapely.transform(polygons, lambda xy: xy)  # copies: the table's stay unprepared
@@ -606,9 +639,6 @@ def table_geometry(table: Table) -> TableGeometry:
                         tuple(s.id for s in table.small_sectors),
                         tuple(s.id for s in table.treasure_sectors),
                         {s.id: p.mesa for p in table.pueblos for s in p.sectors})
-    _GEOMETRY[id(table)] = (table, geo)
-    if len(_GEOMETRY) > 64:
-        _GEOMETRY.popitem(last=False)
     return geo
 
 
@@ -694,12 +724,12 @@ def _marker_context(board: Board, player: int, expedition: str, near_target: boo
     rows = []
     rc, re_ = sizes.base_camp_radius, sizes.explorer_radius
     for i in _near(_camp_discs(board), target[0], target[1], reach):
-        camp = board.camps[i]
-        if camp.owner != player and i not in end_camps(board, expedition):
-            rows.append((camp.x, camp.y, rc, 0))
-        elif camp.owner == player and i in board.fresh:
-            rows.append((camp.x, camp.y, rc, 1))
-    rows += [(x, y, re_, 2) for _, x, y in end_explorers(board, exclude=expedition)
+        rule = _forbidden_camp(board, player, expedition, i)
+        if rule is not None:
+            camp = board.camps[i]
+            rows.append((camp.x, camp.y, rc, _OBSTACLE_RULES.index(rule)))
+    code = _OBSTACLE_RULES.index(EXPLORER_VISIBLE)
+    rows += [(x, y, re_, code) for _, x, y in end_explorers(board, exclude=expedition)
              if math.hypot(x - target[0], y - target[1]) <= reach + re_]
     obstacles = np.array(rows, dtype=float).T if rows else _NO_OBSTACLES
     return MarkerContext(sizes, expedition, target, start, obstacles)

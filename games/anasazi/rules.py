@@ -15,7 +15,6 @@ import copy
 import functools
 import hashlib
 import json
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -916,7 +915,8 @@ class _Laid:
 
 # The laid pieces read back, by their text (a state is read at every step of the test harness);
 # an entry enters only once it writes that very text.
-_LAID: OrderedDict[str, _Laid] = OrderedDict()
+_MEMO_SIZE = 100_000  # texts kept by each of the caches of what JSON reads back
+_LAID = lg.Recent(_MEMO_SIZE)
 
 
 def _laid_from_text(text: str) -> _Laid:
@@ -927,7 +927,7 @@ def _laid_from_text(text: str) -> _Laid:
                      {e: [Pose(*p) for p in ps] for e, ps in data["expeditions"].items()})
         if laid.json != text:
             raise ValueError(f"laid pieces do not round trip: {text[:80]}")
-        _memo(_LAID, text, laid)
+        _LAID.put(text, laid)
     return laid
 
 
@@ -943,15 +943,7 @@ def _dumps(data: Any) -> str:
 # History entries read back, by their text (a state is read at every step of the test harness;
 # writing them is the engine's `history_json`): an entry enters only once it writes that very
 # text.
-_ENTRIES: OrderedDict[str, tuple[int, Action, list[Event]]] = OrderedDict()
-_MEMO_SIZE = 100_000
-
-
-def _memo(cache: OrderedDict, key: Any, value: Any) -> Any:
-    cache[key] = value
-    if len(cache) > _MEMO_SIZE:
-        cache.popitem(last=False)
-    return value
+_ENTRIES = lg.Recent(_MEMO_SIZE)
 
 
 def _pose_text(pose: Pose) -> str:
@@ -972,7 +964,7 @@ def _entry_from_text(game: AnasaziGame, text: str) -> tuple[int, Action, list[Ev
         if _dumps({"player": entry[0], "action": entry[1].to_json(),
                    "events": [e.to_json() for e in entry[2]]}) != text:
             raise ValueError(f"history entry does not round trip: {text[:80]}")
-        _memo(_ENTRIES, text, entry)
+        _ENTRIES.put(text, entry)
     return entry
 
 
@@ -1002,35 +994,27 @@ class _TableText:
     digest: str  # a short fingerprint (public: everyone sees the table)
 
 
-_BY_ID: OrderedDict[int, _TableText] = OrderedDict()
-_BY_TEXT: OrderedDict[str, _TableText] = OrderedDict()
-_CACHE_SIZE = 64
+_BY_TABLE = lg.Recent(64)
+_BY_TEXT = lg.Recent(64)
 
 
 def _table_text(table: Table) -> _TableText:
     """The JSON text of `table` (made once, kept for the tables used last)."""
-    hit = _BY_ID.get(id(table))
-    if hit is None or hit.table is not table:
-        hit = _remember(table, json.dumps(table.to_json(), sort_keys=True, allow_nan=False))
-    return hit
+    return _BY_TABLE.of_table(table, lambda: _remember(
+        table, json.dumps(table.to_json(), sort_keys=True, allow_nan=False)))
 
 
 def _table_from_text(text: str) -> Table:
     """The table written as `text` (parsed once, then shared: tables are immutable)."""
     hit = _BY_TEXT.get(text)
     if hit is None:
-        hit = _remember(Table.from_json(json.loads(text)), text)
+        table = Table.from_json(json.loads(text))
+        hit = _BY_TABLE.of_table(table, lambda: _remember(table, text))
     return hit.table
 
 
 def _remember(table: Table, text: str) -> _TableText:
-    entry = _TableText(table, text, hashlib.sha1(text.encode()).hexdigest()[:16])
-    for cache, key in ((_BY_ID, id(table)), (_BY_TEXT, text)):
-        cache[key] = entry
-        cache.move_to_end(key)
-        if len(cache) > _CACHE_SIZE:
-            cache.popitem(last=False)
-    return entry
+    return _BY_TEXT.put(text, _TableText(table, text, hashlib.sha1(text.encode()).hexdigest()[:16]))
 
 
 def _split_state_json(text: str) -> tuple[dict[str, Any], Table]:

@@ -215,6 +215,14 @@ def _shift(poly: dict, dx: float, dy: float) -> None:
     poly["shell"] = [[x + dx, y + dy] for x, y in poly["shell"]]
 
 
+def _push_out(camp: dict, distance: float) -> None:
+    """Move an expedition base camp's tile and start mark `distance` mm away from the centre."""
+    x, y = camp["start"]
+    ux, uy = x / math.hypot(x, y), y / math.hypot(x, y)
+    _shift(camp["polygon"], distance * ux, distance * uy)
+    camp["start"] = [x + distance * ux, y + distance * uy]
+
+
 def _data(setups) -> dict:
     return copy.deepcopy(setups[3].to_json())
 
@@ -265,21 +273,14 @@ def test_sector_off_its_mesa_is_named(setups):
 
 def test_camp_outside_the_play_area_or_far_from_mesas_is_named(setups):
     data = _data(setups)
-    camp = data["expedition_camps"][2]
-    x, y = camp["start"]
-    r = math.hypot(x, y)
-    _shift(camp["polygon"], 60 * x / r, 60 * y / r)
-    camp["start"] = [x + 60 * x / r, y + 60 * y / r]
+    _push_out(data["expedition_camps"][2], 60.0)
     with pytest.raises(ValueError, match=r"expedition camp E3 hangs .* over the play area"):
         load_setup(data)
     data = _data(setups)
     sizes = dict(data["sizes"], play_area_radius=600.0)
     data["sizes"] = sizes
     for camp in data["expedition_camps"]:
-        x, y = camp["start"]
-        r = math.hypot(x, y)
-        _shift(camp["polygon"], 150 * x / r, 150 * y / r)
-        camp["start"] = [x + 150 * x / r, y + 150 * y / r]
+        _push_out(camp, 150.0)
     with pytest.raises(ValueError, match=r"expedition camp E\d is .* from the nearest mesa"):
         load_setup(data)
 

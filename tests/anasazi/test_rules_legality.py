@@ -198,3 +198,43 @@ def test_touched_sectors_batch_agrees():
     for i in range(300):
         assert {ids[j] for j in np.flatnonzero(mask[i])} == set(lg.touched_sectors(TABLE, Pose(x[i], y[i], h[i])))
     assert mask[:, ids.index("P1l")].any() and mask[:, ids.index("P1s")].any()
+
+
+def _derived(board):
+    """What the checks derive from a board and may carry to the board that follows it."""
+    circles, turns = lg._marker_frames(board)
+    return (circles.centre.tolist(), turns.tolist(), lg._camp_discs(board).centre.tolist(),
+            [p.coords[0] for p in lg._camp_points(board)], lg.end_explorers(board),
+            {e: lg.end_camps(board, e) for e in EXPEDITIONS})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(), st.data())
+def test_a_following_board_derives_what_a_fresh_one_does(made, data):
+    """`Board.follow`: a board made after a piece is laid (or, on another branch of the game,
+    instead of it) reuses what the board before derived only where it still holds: it
+    derives exactly what a board made from scratch does, and both check markers alike."""
+    before, expedition, player = made
+    _derived(before)  # what the board before derived, to be carried
+    camps = list(before.camps)
+    expeditions = {e: list(p) for e, p in before.expeditions.items()}
+    for _ in range(data.draw(st.integers(1, 3))):
+        if data.draw(st.booleans()):
+            camps.append(Camp(data.draw(st.integers(0, 2)), *_near((0.0, 0.0), data.draw)))
+        else:
+            e = data.draw(st.sampled_from(EXPEDITIONS))
+            poses = expeditions[e]
+            if poses and data.draw(st.booleans()):
+                poses.pop()  # another branch: the last marker replaced by another one
+            poses.append(Pose(*_near((0.0, 0.0), data.draw), data.draw(angle)))
+    pieces = (tuple(camps), {e: tuple(p) for e, p in expeditions.items()}, frozenset())
+    after, fresh = Board(TABLE, *pieces).follow(before), Board(TABLE, *pieces)
+    assert _derived(after) == _derived(fresh)
+    x, y, h = (np.array(v) for v in zip(*[(p.x, p.y, p.heading) for p in _poses(data)]))
+    for e in EXPEDITIONS:
+        ok = [lg.check_markers(lg.marker_context(b, player, e), x, y, h).ok for b in (after, fresh)]
+        assert (ok[0] == ok[1]).all()
+
+
+def _poses(data):
+    return [Pose(*_near((0.0, 0.0), data.draw), data.draw(angle)) for _ in range(5)]

@@ -386,6 +386,16 @@ class State(ABC):
             self._history_cache = (entries, texts)
         return "[" + ", ".join(texts) + "]"
 
+    def set_history(self, history: list[tuple[Player, Action, list[Event]]],
+                    texts: Sequence[str] | None = None) -> None:
+        """Replace the history; `texts`, the JSON text of each entry as read back, spare
+        `history_json` from encoding the entries again."""
+        self.history = history
+        if texts is not None:
+            if len(texts) != len(history):
+                raise ValueError(f"{len(texts)} texts for {len(history)} history entries")
+            self._history_cache = (list(history), list(texts))
+
     def _history_from_json(self, data: JSON) -> None:
         """Restore `history` from the data `to_json` wrote (for `Game.state_from_json`)."""
         self.history = [

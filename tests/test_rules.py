@@ -130,3 +130,15 @@ def test_winners_empty_before_the_end_and_scores_finite_after():
         state.apply(Mark(cell))
     assert state.is_over() and state.winners() == [state.history[0][0]]
     assert state.returns_finite()
+
+
+def test_history_texts_handed_in_are_used_as_written():
+    state = GRID.new_state(seed=1)
+    state.apply(Mark(0))
+    entry = state.history[0]
+    state.set_history([entry], ['{"marker": "from the text as read"}'])
+    assert state.history_json() == '[{"marker": "from the text as read"}]'
+    state.apply(Mark(1))
+    assert state.history_json().startswith('[{"marker": "from the text as read"}, {"action"')
+    with pytest.raises(ValueError, match="2 texts for 1 history entries"):
+        state.set_history([entry], ["a", "b"])

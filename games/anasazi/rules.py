@@ -883,11 +883,9 @@ class AnasaziState(State):
         self._setup = None
         self._deal_text, self._laid_text = None, laid
         self._board = None
-        self.history = [_entry_from_text(game, t) for t in parts["history"]]
-        # Hand the entries' texts as read to the engine's `history_json` cache (entries, texts),
-        # which it checks against the history before use: without them the next `to_json`
-        # would encode the whole history again (measured: 0.11 ms -> 0.75 ms at 105 entries).
-        self._history_cache = (list(self.history), list(parts["history"]))
+        # The entries' texts as read spare the next `to_json` from encoding the whole history
+        # again (measured: 0.11 ms -> 0.75 ms at 105 entries).
+        self.set_history([_entry_from_text(game, t) for t in parts["history"]], parts["history"])
         return self
 
 

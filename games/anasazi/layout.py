@@ -253,7 +253,7 @@ def _place_one(rng: np.random.Generator, room: shapely.Polygon, parts: list[np.n
     """One pueblo's sectors placed inside `room`, clear of `others`, or None."""
     corners = np.concatenate(parts)
     outline = np.asarray(shapely.MultiPoint(corners).convex_hull.exterior.coords)[:-1]
-    half_length, half_width = float(np.abs(corners[:, 0]).max()), float(np.abs(corners[:, 1]).max())
+    half_width = float(np.abs(corners[:, 1]).max())
     # Centres along the cliff lie on a line half a pueblo inside the edge, the pueblo's long
     # side parallel to it; centres inside lie anywhere at least half a width deeper.
     edge = room.buffer(-half_width - 0.5, quad_segs=2).exterior

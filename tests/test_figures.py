@@ -29,3 +29,13 @@ def test_aztekz_evaluation_rewards_a_growing_pile():
     state.carry[0][1] = ("sun", 3)
     assert state.evaluate(0) == base + 1.0
     assert state.scores()[0] == 0.0
+
+
+def test_anasazi_figures_count_the_table():
+    state = random_playout(geomsim.load_game("anasazi"), 3, seed=2)
+    figures = state.figures()
+    assert figures["markers laid"] == sum(len(m) for m in state.expeditions.values()) > 0
+    assert figures["base camps built"] == len(state.camps) >= 6
+    assert sum(v for k, v in figures.items() if k.endswith("towers placed")) == sum(state.track.values())
+    held = sum(v for k, v in figures.items() if k.endswith("treasures held"))
+    assert held == sum(sum(h.values()) for h in state.hands) > 0

@@ -689,6 +689,17 @@ class AnasaziState(State):
                 held[p][c] += 1
         return held
 
+    def figures(self) -> dict[str, int]:
+        """Numbers for batch analysis: treasures held and towers placed by colour, markers laid,
+        expeditions started, base camps built and camps first covered."""
+        found = {f"{c} treasures held": sum(h[c] for h in self.hands) for c in COLOURS}
+        found.update({f"{c} towers placed": self.track[c] for c in COLOURS})
+        found["markers laid"] = sum(len(m) for m in self.expeditions.values())
+        found["expeditions started"] = sum(1 for m in self.expeditions.values() if m)
+        found["base camps built"] = len(self.camps)
+        found["camps covered"] = sum(self.covered)
+        return found
+
     def scores(self) -> list[float]:
         """Victory points: each treasure is worth its colour's value, double for the objective."""
         values = self.treasure_values()

@@ -44,6 +44,7 @@ from typing import Any, ClassVar, Protocol
 from games.anasazi.components import COLOURS
 from games.anasazi.legality import Board, expedition_end, pose_covering
 from geomsim.geometry import Pose
+from geomsim.notation import Form, Notation
 from geomsim.rules import Action
 
 
@@ -195,48 +196,39 @@ ACTION_TYPES: tuple[type[Action], ...] = (BuildCamp, PlaceMarker, ExtendMarker, 
                                           TakeTreasure, Pass)
 
 _NUM = r"([^\s,]+)"
-_FORMS = {
-    "camp": (re.compile(rf"camp\s+{_NUM}\s*,\s*{_NUM}"), "camp X,Y"),
-    "marker": (re.compile(rf"marker\s+(\S+)\s+at\s+{_NUM}\s*,\s*{_NUM}\s+heading\s+{_NUM}"),
-               "marker E1 at X,Y heading DEGREES"),
-    "extend": (re.compile(rf"extend\s+(\S+)\s+heading\s+{_NUM}(?:\s+along\s+{_NUM})?"
-                          rf"(?:\s+across\s+{_NUM})?"),
-               "extend E1 heading DEGREES [along MM] [across MM]"),
-    "look": (re.compile(r"look\s+(\S+)"), "look SECTOR"),
-    "take": (re.compile(r"take\s+(\S+)\s+from\s+(\S+)"), "take COLOUR from PLAYER"),
-    "pass": (re.compile(r"pass"), "pass"),
-}
+def _player(word: str) -> int:
+    if not re.fullmatch(r"\d+", word):
+        raise ValueError(f"take: player must be a number, not {word!r}")
+    return int(word)
+
+
+def _optional(word: str | None, name: str) -> float:
+    return 0.0 if word is None else _parsed(word, name)
+
+
+NOTATION = Notation("anasazi", {
+    "camp": Form("camp X,Y", rf"camp\s+{_NUM}\s*,\s*{_NUM}",
+                 lambda m: BuildCamp(_parsed(m[1], "camp x"), _parsed(m[2], "camp y"))),
+    "marker": Form("marker E1 at X,Y heading DEGREES",
+                   rf"marker\s+(\S+)\s+at\s+{_NUM}\s*,\s*{_NUM}\s+heading\s+{_NUM}",
+                   lambda m: PlaceMarker(m[1], _parsed(m[2], "marker x"), _parsed(m[3], "marker y"),
+                                         _parsed(m[4], "marker heading"))),
+    "extend": Form("extend E1 heading DEGREES [along MM] [across MM]",
+                   rf"extend\s+(\S+)\s+heading\s+{_NUM}(?:\s+along\s+{_NUM})?"
+                   rf"(?:\s+across\s+{_NUM})?",
+                   lambda m: ExtendMarker(m[1], _parsed(m[2], "extend heading"),
+                                          _optional(m[3], "extend along"),
+                                          _optional(m[4], "extend across"))),
+    "look": Form("look SECTOR", r"look\s+(\S+)", lambda m: LookTower(m[1])),
+    "take": Form("take COLOUR from PLAYER", r"take\s+(\S+)\s+from\s+(\S+)",
+                 lambda m: TakeTreasure(m[1], _player(m[2]))),
+    "pass": Form("pass", r"pass", lambda m: Pass()),
+})
 
 
 def parse_action(text: str) -> Action:
     """The action written as `text`; `ValueError` naming what is wrong otherwise."""
-    if not isinstance(text, str):
-        raise ValueError(f"an action must be text, not {text!r}")
-    words = text.strip().split()
-    if not words or words[0] not in _FORMS:
-        raise ValueError(f"unknown Anasazi action {text.strip()!r}: expected one of "
-                         + "; ".join(form for _, form in _FORMS.values()))
-    pattern, form = _FORMS[words[0]]
-    m = pattern.fullmatch(text.strip())
-    if not m:
-        raise ValueError(f"malformed {words[0]} action {text.strip()!r}: expected {form!r}")
-    g = m.groups()
-    if words[0] == "camp":
-        return BuildCamp(_parsed(g[0], "camp x"), _parsed(g[1], "camp y"))
-    if words[0] == "marker":
-        return PlaceMarker(g[0], _parsed(g[1], "marker x"), _parsed(g[2], "marker y"),
-                           _parsed(g[3], "marker heading"))
-    if words[0] == "extend":
-        return ExtendMarker(g[0], _parsed(g[1], "extend heading"),
-                            0.0 if g[2] is None else _parsed(g[2], "extend along"),
-                            0.0 if g[3] is None else _parsed(g[3], "extend across"))
-    if words[0] == "look":
-        return LookTower(g[0])
-    if words[0] == "take":
-        if not re.fullmatch(r"\d+", g[1]):
-            raise ValueError(f"take: player must be a number, not {g[1]!r}")
-        return TakeTreasure(g[0], int(g[1]))
-    return Pass()
+    return NOTATION.parse(text)
 
 
 def _parsed(word: str, name: str) -> float:

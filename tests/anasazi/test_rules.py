@@ -480,7 +480,7 @@ def test_action_text_round_trip():
 
 
 @pytest.mark.parametrize("text, words", [
-    ("fly away", "unknown Anasazi action"), ("camp 1", "camp X,Y"), ("camp x,1", "camp x"),
+    ("fly away", "unknown verb .fly.; expected one of: camp X,Y"), ("camp 1", "camp X,Y"), ("camp x,1", "camp x"),
     ("camp nan,1", "finite"), ("marker E1 at 1,2", "heading"), ("take gold from 1", "colour"),
     ("take red from me", "player"), ("look", "look SECTOR"),
     ("extend E1", "extend E1 heading DEGREES"), ("extend E1 heading 1 along inf", "extend along"),

@@ -305,9 +305,10 @@ def end_camps(board: Board, expedition: str) -> frozenset[int]:
 def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
     """The explorer at the end of every started expedition but `exclude`: (expedition, x, y)."""
     def make() -> list[tuple[str, float, float]]:
-        lasts = [poses[-1] for poses in board.expeditions.values() if poses]
-        return board.kept("end explorers", lasts, lambda: [
-            (e, *_explorer(board, e)) for e, poses in board.expeditions.items() if poses])
+        # Plain arithmetic on a handful of poses costs less than looking the results up.
+        sizes = board.sizes
+        return [(e, *explorer_centre(poses[-1], sizes))
+                for e, poses in board.expeditions.items() if poses]
 
     ends = board.memo("end explorers", make)
     return [end for end in ends if end[0] != exclude]
@@ -360,6 +361,45 @@ def _marker_reach(sizes: Sizes) -> float:
     return math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + 1.0
 
 
+# The exact path asks shapely only where the answer is close: a plain-Python formula decides
+# first, and only where it lies within `MARGIN` of the threshold does shapely decide (the two
+# differ by rounding, ~1e-12 mm on a table, far less than MARGIN), so the verdicts and the
+# numbers reported are shapely's.
+MARGIN = 1e-6  # mm
+
+
+def _local(pose: Pose, x: float, y: float) -> tuple[float, float]:
+    """The point (x, y) in the frame of a marker at `pose`: (along, across)."""
+    c, s = cos_sin(pose.heading)
+    dx, dy = x - pose.x, y - pose.y
+    return dx * c + dy * s, dy * c - dx * s
+
+
+def _rect_distance(pose: Pose, sizes: Sizes, x: float, y: float) -> float:
+    """Distance from (x, y) to a marker at `pose` (0 inside), analytic."""
+    u, v = _local(pose, x, y)
+    return math.hypot(max(abs(u) - sizes.marker_length / 2.0, 0.0),
+                      max(abs(v) - sizes.marker_width / 2.0, 0.0))
+
+
+def _rect_depth(pose: Pose, sizes: Sizes, x: float, y: float) -> float:
+    """Signed distance of (x, y) from the outline of a marker at `pose`, positive inside
+    (analytic `_depth`)."""
+    u, v = _local(pose, x, y)
+    du, dv = abs(u) - sizes.marker_length / 2.0, abs(v) - sizes.marker_width / 2.0
+    if du <= 0.0 and dv <= 0.0:
+        return -max(du, dv)
+    return -math.hypot(max(du, 0.0), max(dv, 0.0))
+
+
+def _rect_extent(pose: Pose, sizes: Sizes) -> float:
+    """Distance from the table's centre to the farthest corner of a marker at `pose`."""
+    u, v = _local(pose, 0.0, 0.0)
+    u, v = abs(u), abs(v)
+    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
+    return math.sqrt(u * (u + 2 * a) + v * (v + 2 * b) + (a * a + b * b))
+
+
 # -- the exact path ----------------------------------------------------------------------------
 ORIGIN = shapely.Point(0.0, 0.0)
 
@@ -372,9 +412,10 @@ def marker_violations(board: Board, player: int, expedition: str, pose: Pose) ->
         return found
     sizes = board.sizes
     rect = marker_polygon(pose, sizes)
-    found = _cover_violations(board, expedition, rect)
-    found += _overhang(MARKER_PLAY_AREA, "marker", float(shapely.hausdorff_distance(ORIGIN, rect)),
-                       sizes)  # the farthest corner
+    found = _cover_violations(board, expedition, pose, rect)
+    if _rect_extent(pose, sizes) > sizes.play_area_radius + EPS - MARGIN:
+        found += _overhang(MARKER_PLAY_AREA, "marker",
+                           float(shapely.hausdorff_distance(ORIGIN, rect)), sizes)  # farthest corner
     found += _camp_cover_violations(board, player, expedition, pose, rect)
     found += _hidden_explorer_violations(board, expedition, pose, rect)
     return found
@@ -406,8 +447,11 @@ def _depth(rect: shapely.Polygon, point: shapely.Point) -> float:
     return -float(shapely.distance(rect, point))
 
 
-def _cover_violations(board: Board, expedition: str, rect: shapely.Polygon) -> list[Violation]:
+def _cover_violations(board: Board, expedition: str, pose: Pose, rect: shapely.Polygon
+                      ) -> list[Violation]:
     x, y, r = expedition_end(board, expedition)
+    if _rect_depth(pose, board.sizes, x, y) >= r - EPS + MARGIN:
+        return []  # covered, and clearly so
     last = board.expeditions.get(expedition) or ()
     # The point is kept while the end stays: a shapely Point costs more than the test.
     depth = _depth(rect, board.kept(("end point", expedition), last[-1:],
@@ -468,11 +512,13 @@ def _overlapped_camps(board: Board, pose: Pose) -> list[tuple[int, float]]:
     the camps near enough to matter; once per board and pose: the exact check and laying the
     marker both ask)."""
     def make() -> list[tuple[int, float]]:
-        near = _near(_camp_discs(board), pose.x, pose.y, _marker_reach(board.sizes))
-        if not len(near):
+        sizes, camps = board.sizes, board.camps
+        r = sizes.base_camp_radius
+        near = [int(i) for i in _near(_camp_discs(board), pose.x, pose.y, _marker_reach(sizes))
+                if _rect_distance(pose, sizes, camps[i].x, camps[i].y) <= r - EPS + MARGIN]
+        if not near:
             return []
-        dist = shapely.distance(marker_polygon(pose, board.sizes), _camp_points(board)[near])
-        r = board.sizes.base_camp_radius
+        dist = shapely.distance(marker_polygon(pose, sizes), _camp_points(board)[near])
         return [(int(i), float(d)) for i, d in zip(near, dist) if d <= r - EPS]
 
     return board.memo(("overlapped camps", pose), make)
@@ -488,8 +534,10 @@ def _hidden_explorer_violations(board: Board, expedition: str, pose: Pose,
                                 rect: shapely.Polygon) -> list[Violation]:
     r = board.sizes.explorer_radius
     reach = _marker_reach(board.sizes) + r
+    sizes = board.sizes
     ends = [(e, x, y) for e, x, y in end_explorers(board, exclude=expedition)
-            if math.hypot(x - pose.x, y - pose.y) <= reach]
+            if math.hypot(x - pose.x, y - pose.y) <= reach
+            and _rect_distance(pose, sizes, x, y) <= r - EPS + MARGIN]
     if not ends:
         return []
     dist = shapely.distance(rect, shapely.points([(x, y) for _, x, y in ends]))

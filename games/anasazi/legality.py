@@ -285,9 +285,22 @@ def expedition_end(board: Board, expedition: str) -> tuple[float, float, float]:
 
 def _explorer(board: Board, expedition: str) -> tuple[float, float]:
     """The explorer of the last marker of a started expedition (kept while it is the last)."""
-    last = board.expeditions[expedition][-1:]
-    return board.kept(("explorer", expedition), last,
-                      lambda: explorer_centre(last[0], board.sizes))
+    return _explorer_of(board.expeditions[expedition][-1], board.sizes)
+
+
+def _explorer_of(pose: Pose, sizes: Sizes) -> tuple[float, float]:
+    """`explorer_centre`, kept per pose object (a pose on the table is asked again and again)."""
+    hit = _EXPLORERS.get(id(pose))
+    if hit is not None and hit[0] is pose and hit[1] is sizes:
+        return hit[2]
+    centre = explorer_centre(pose, sizes)
+    if len(_EXPLORERS) >= 8192:
+        _EXPLORERS.clear()
+    _EXPLORERS[id(pose)] = (pose, sizes, centre)  # the pose is held: its id is not reused
+    return centre
+
+
+_EXPLORERS: dict[int, tuple[Pose, Sizes, tuple[float, float]]] = {}
 
 
 def end_camps(board: Board, expedition: str) -> frozenset[int]:
@@ -305,9 +318,8 @@ def end_camps(board: Board, expedition: str) -> frozenset[int]:
 def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
     """The explorer at the end of every started expedition but `exclude`: (expedition, x, y)."""
     def make() -> list[tuple[str, float, float]]:
-        # Plain arithmetic on a handful of poses costs less than looking the results up.
         sizes = board.sizes
-        return [(e, *explorer_centre(poses[-1], sizes))
+        return [(e, *_explorer_of(poses[-1], sizes))
                 for e, poses in board.expeditions.items() if poses]
 
     ends = board.memo("end explorers", make)

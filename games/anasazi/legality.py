@@ -885,26 +885,54 @@ def _farthest_sq(local: NDArray[np.complex128], a: float, b: float) -> Array:
 
 def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
     """Judge many base camp centres at once (the geometric rules of 4.1)."""
+    return check_camp_points(board, _floats(x) + 1j * _floats(y))
+
+
+def check_camp_points(board: Board, z: NDArray[np.complex128]) -> PoseCheck:
+    """`check_camps` of base camp centres z = x + iy (a 1-d complex array)."""
     sizes = board.sizes
-    z = _floats(x) + 1j * _floats(y)
     r = sizes.base_camp_radius
+    centres, limits, n_blockers, n_mesas, prepared, markers, back = board.memo(
+        "camp check", lambda: _camp_check_data(board))
+    # Mesas and tiles (their bounding circles, then shapely) and base camps in one pass.
+    near = np.abs(z[:, None] - centres) <= limits  # (n, M + E + C)
+    i, j = near[:, :n_blockers].nonzero()
+    if len(i):
+        near[i, j] = shapely.dwithin(prepared[j], shapely.points(_xy(z[i])), r - EPS)
+    off = np.abs(z) + r > sizes.play_area_radius + EPS
+    on_marker = None
+    if len(back):
+        on_marker = _overlaps((z[:, None] - markers) * back, sizes.marker_length / 2.0,
+                              sizes.marker_width / 2.0, r - EPS).any(axis=1)
+        ok = ~(near.any(axis=1) | off | on_marker)
+    else:
+        ok = ~(near.any(axis=1) | off)
+
+    def masks() -> dict[str, Mask]:
+        on_piece = near[:, n_mesas:n_blockers].any(axis=1)
+        return {
+            CAMP_VALLEY: near[:, :n_mesas].any(axis=1),
+            CAMP_PLAY_AREA: off,
+            CAMP_ON_CAMP: near[:, n_blockers:].any(axis=1),
+            CAMP_DIRECTLY: on_piece if on_marker is None else on_piece | on_marker,
+        }
+
+    return PoseCheck(ok, masks)
+
+
+def _camp_check_data(board: Board) -> tuple:
+    """What `check_camp_points` reads of a board: the circles around mesas and tiles and the
+    base camps' centres, with how near a camp's centre may come to each (one array), the
+    prepared mesas and tiles, the markers' centres and their headings conjugated."""
     geo = table_geometry(board.table)
-    on_blocker = _dwithin_matrix(*geo.blockers, z, r - EPS)  # (n, M + E)
-    broken = {
-        CAMP_VALLEY: on_blocker[:, :len(geo.mesa_ids)].any(axis=1),
-        CAMP_PLAY_AREA: np.abs(z) + r > sizes.play_area_radius + EPS,
-    }
-    broken[CAMP_ON_CAMP] = (np.abs(z[:, None] - _camp_discs(board).centre)
-                            <= 2 * r - EPS).any(axis=1)
-    on_piece = on_blocker[:, len(geo.mesa_ids):].any(axis=1)
+    prepared, circles = geo.blockers
+    d = board.sizes.base_camp_radius - EPS
+    camps = _camp_discs(board).centre
+    centres = np.concatenate([circles.centre, camps])
+    limits = np.concatenate([circles.radius + d, np.full(len(camps), 2 * board.sizes.base_camp_radius - EPS)])
     markers, turns = _marker_frames(board)
-    if len(turns):
-        local = (z[:, None] - markers.centre) * np.conj(turns)
-        on_piece |= _overlaps(local, sizes.marker_length / 2.0, sizes.marker_width / 2.0,
-                              r - EPS).any(axis=1)
-    broken[CAMP_DIRECTLY] = on_piece
-    return PoseCheck(~(broken[CAMP_VALLEY] | broken[CAMP_PLAY_AREA] | broken[CAMP_ON_CAMP]
-                       | on_piece), lambda: broken)
+    return (centres, limits, len(prepared), len(geo.mesa_ids), prepared, markers.centre,
+            np.conj(turns))
 
 
 def _dwithin_matrix(prepared: NDArray[np.object_], circles: Circles,

@@ -394,7 +394,7 @@ class AnasaziState(State):
         for _ in range(SAMPLE_ROUNDS):
             u = rng.random((2, n))
             z = (reach * np.sqrt(u[0])) * np.exp((2j * np.pi) * u[1])  # uniform over the disc
-            z = z[lg.check_camps(board, z.real, z.imag).ok][:k - len(found)]
+            z = z[lg.check_camp_points(board, z).ok][:k - len(found)]
             found += [BuildCamp(x, y) for x, y in zip(z.real.tolist(), z.imag.tolist())]
             if len(found) >= k:
                 break

@@ -756,6 +756,11 @@ class MarkerContext:
         """How near a marker may come to each obstacle's centre and still overlap it."""
         return self.obstacles[2] - EPS
 
+    @functools.cached_property
+    def obstacle_list(self) -> list[tuple[complex, float]]:
+        """The obstacles as (centre, reach) pairs of Python numbers."""
+        return list(zip(self.centres.tolist(), self.reach.tolist()))
+
 
 _OBSTACLE_RULES = (OTHER_CAMP, NEW_CAMP, EXPLORER_VISIBLE)
 
@@ -920,6 +925,53 @@ def check_camp_points(board: Board, z: NDArray[np.complex128]) -> PoseCheck:
     return PoseCheck(ok, masks)
 
 
+def first_legal_camps(board: Board, z: NDArray[np.complex128], want: int) -> list[complex]:
+    """The first `want` of the base camp centres z = x + iy that `check_camp_points` finds
+    legal, judged one by one in plain Python (the same formulas and order of tests; shapely
+    only for the mesas and tiles whose circles come near), stopping at the `want`-th: for
+    samplers that want one or two of a handful of candidates."""
+    found: list[complex] = []
+    if want <= 0:
+        return found
+    sizes = board.sizes
+    r = sizes.base_camp_radius
+    d, on_camp, edge = r - EPS, 2 * r - EPS, sizes.play_area_radius + EPS
+    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
+    camps, blockers, prepared, markers = board.memo("camp lists", lambda: _camp_lists(board))
+    hypot = math.hypot
+    for c in z.tolist():
+        if abs(c) + r > edge:
+            continue
+        if any(abs(c - o) <= on_camp for o in camps):
+            continue
+        near = [j for j, (o, limit) in enumerate(blockers) if abs(c - o) <= limit]
+        if near and shapely.dwithin(prepared[near], shapely.Point(c.real, c.imag), d).any():
+            continue
+        for o, back, limit in markers:
+            if abs(c - o) <= limit:
+                loc = (c - o) * back
+                if hypot(max(abs(loc.real) - a, 0.0), max(abs(loc.imag) - b, 0.0)) <= d:
+                    break
+        else:
+            found.append(c)
+            if len(found) >= want:
+                break
+    return found
+
+
+def _camp_lists(board: Board) -> tuple:
+    """What `first_legal_camps` reads of a board, as Python numbers: the base camps' centres,
+    (centre, how near a camp's centre may come) of the mesas' and tiles' circles, those
+    polygons prepared, and (centre, conjugated heading, prefilter distance) of the markers."""
+    prepared, circles = table_geometry(board.table).blockers
+    d = board.sizes.base_camp_radius - EPS
+    frames, turns = _marker_frames(board)
+    reach = _marker_reach(board.sizes) + d  # no marker reaches farther from its centre
+    return (_camp_discs(board).centre.tolist(),
+            list(zip(circles.centre.tolist(), (circles.radius + d).tolist())), prepared,
+            [(o, t.conjugate(), reach) for o, t in zip(frames.centre.tolist(), turns.tolist())])
+
+
 def _camp_check_data(board: Board) -> tuple:
     """What `check_camp_points` reads of a board: the circles around mesas and tiles and the
     base camps' centres, with how near a camp's centre may come to each (one array), the
@@ -971,6 +1023,45 @@ def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: Arr
         rects = marker_polygons(x[i], y[i], h[i], sizes)
         out[i, j] = shapely.intersects(sectors[j], rects)
     return out
+
+
+def first_legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int, want: int
+                             ) -> list[tuple[float, float, float]]:
+    """The first `want` of the poses `legal_marker_poses(ctx, rng, n)` returns, as (x, y,
+    heading) tuples, drawing the same random numbers: for samplers that want one or two.
+
+    The candidates are made in numpy, but judged one by one in plain Python (the same formulas
+    as `check_markers`), stopping at the `want`-th legal one: a handful of candidates cost less
+    so than the numpy calls of a batch."""
+    tx, ty, tr = ctx.target
+    half_along, half_across = cover_room(ctx.sizes, tr)
+    turn = (2.0 * np.pi) * rng.random(n)
+    e = np.exp(1j * turn)
+    q = (rng.random((n, 2)) * (2.0 * half_along, 2.0 * half_across)
+         - (half_along, half_across)).view(np.complex128).ravel()
+    p = complex(tx, ty) - q * e
+    a, b = ctx.sizes.marker_length / 2.0, ctx.sizes.marker_width / 2.0
+    far, corner = (ctx.sizes.play_area_radius + EPS) ** 2, a * a + b * b
+    obstacles = ctx.obstacle_list
+    found: list[tuple[float, float, float]] = []
+    if want <= 0:
+        return found
+    hypot = math.hypot
+    for k, (pk, ek) in enumerate(zip(p.tolist(), e.tolist())):
+        back = ek.conjugate()
+        local = pk * back
+        u, v = abs(local.real), abs(local.imag)
+        if u * (u + 2 * a) + v * (v + 2 * b) + corner > far:
+            continue  # off the play area
+        for centre, reach in obstacles:
+            d = (centre - pk) * back
+            if hypot(max(abs(d.real) - a, 0.0), max(abs(d.imag) - b, 0.0)) <= reach:
+                break  # overlaps an obstacle
+        else:
+            found.append((pk.real, pk.imag, math.degrees(turn[k])))
+            if len(found) >= want:
+                break
+    return found
 
 
 def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int

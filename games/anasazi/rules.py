@@ -394,8 +394,8 @@ class AnasaziState(State):
         for _ in range(SAMPLE_ROUNDS):
             u = rng.random((2, n))
             z = (reach * np.sqrt(u[0])) * np.exp((2j * np.pi) * u[1])  # uniform over the disc
-            z = z[lg.check_camp_points(board, z).ok][:k - len(found)]
-            found += [BuildCamp(x, y) for x, y in zip(z.real.tolist(), z.imag.tolist())]
+            found += [BuildCamp(c.real, c.imag) for c in lg.first_legal_camps(board, z,
+                                                                               k - len(found))]
             if len(found) >= k:
                 break
         return found
@@ -411,9 +411,10 @@ class AnasaziState(State):
         for _ in range(SAMPLE_ROUNDS):
             for i in rng.permutation(len(ids)):
                 ctx = lg.marker_context(board, player, ids[i])
-                xs, ys, hs = (v[:PER_EXPEDITION].tolist()
-                              for v in lg.legal_marker_poses(ctx, rng, SAMPLES_PER_EXPEDITION))
-                found += [PlaceMarker(ids[i], a, b, h) for a, b, h in zip(xs, ys, hs)]
+                # The first legal ones of a batch, as many as are still wanted (the batch's
+                # random numbers are drawn all the same).
+                found += [PlaceMarker(ids[i], a, b, h) for a, b, h in lg.first_legal_marker_poses(
+                    ctx, rng, SAMPLES_PER_EXPEDITION, min(PER_EXPEDITION, k - len(found)))]
                 if len(found) >= k:
                     return found[:k]
         return found

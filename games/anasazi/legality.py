@@ -574,9 +574,12 @@ def camp_violations(board: Board, x: float, y: float) -> list[Violation]:
         found.append(Violation(CAMP_VALLEY, f"the base camp lies {r - d:.3f} mm on mesa "
                                f"{geo.mesa_ids[j]}: build only in a valley",
                                {"mesa": geo.mesa_ids[j], "depth_mm": r - d}))
-    found += _overhang(CAMP_PLAY_AREA, "base camp", float(shapely.distance(ORIGIN, point)) + r,
-                       sizes)
-    near = _near(_camp_discs(board), x, y, r)
+    if math.hypot(x, y) + r > sizes.play_area_radius + EPS - MARGIN:
+        found += _overhang(CAMP_PLAY_AREA, "base camp",
+                           float(shapely.distance(ORIGIN, point)) + r, sizes)
+    camps = board.camps
+    near = [int(i) for i in _near(_camp_discs(board), x, y, r)
+            if math.hypot(camps[i].x - x, camps[i].y - y) <= 2 * r - EPS + MARGIN]
     for i, d in _within(_camp_points(board), near, point, 2 * r - EPS):
         c = board.camps[i]
         found.append(Violation(CAMP_ON_CAMP, f"the base camp lies {2 * r - d:.3f} mm on "
@@ -591,7 +594,7 @@ def _within(geoms: NDArray[np.object_], near: NDArray[np.intp], point: shapely.P
     if not len(near):
         return []
     return [(int(i), float(dist)) for i, dist in zip(near, shapely.distance(geoms[near], point))
-            if dist <= d]
+            if dist <= d]  # (a list `near` is an index array too)
 
 
 def _camp_on_pieces(board: Board, x: float, y: float, point: shapely.Point, r: float,
@@ -602,6 +605,9 @@ def _camp_on_pieces(board: Board, x: float, y: float, point: shapely.Point, r: f
     near = _near(_marker_frames(board)[0], x, y, r)
     if len(near):
         markers = board.markers()
+        near = [i for i in near if _rect_distance(markers[i][2], board.sizes, x, y)
+                <= r - EPS + MARGIN]
+    if len(near):
         rects = np.array([marker_polygon(markers[i][2], board.sizes) for i in near], dtype=object)
         for k, d in _within(rects, np.arange(len(near)), point, r - EPS):
             e, i, _ = markers[near[k]]
@@ -797,7 +803,10 @@ def _marker_context(board: Board, player: int, expedition: str, near_target: boo
     rows += [(x, y, re_, code) for _, x, y in end_explorers(board, exclude=expedition)
              if math.hypot(x - target[0], y - target[1]) <= reach + re_]
     obstacles = np.array(rows, dtype=float).T if rows else _NO_OBSTACLES
-    return MarkerContext(sizes, expedition, target, start, obstacles)
+    ctx = MarkerContext(sizes, expedition, target, start, obstacles)
+    # The same numbers as `centres` and `reach` make, without the numpy calls.
+    ctx.__dict__["obstacle_list"] = [(complex(x, y), r - EPS) for x, y, r, _ in rows]
+    return ctx
 
 
 _NO_OBSTACLES = np.zeros((4, 0))
@@ -967,9 +976,13 @@ def _camp_lists(board: Board) -> tuple:
     d = board.sizes.base_camp_radius - EPS
     frames, turns = _marker_frames(board)
     reach = _marker_reach(board.sizes) + d  # no marker reaches farther from its centre
-    return (_camp_discs(board).centre.tolist(),
-            list(zip(circles.centre.tolist(), (circles.radius + d).tolist())), prepared,
+    blockers = _BLOCKER_LISTS.of_table(board.table, lambda: list(zip(
+        circles.centre.tolist(), (circles.radius + d).tolist())))
+    return (_camp_discs(board).centre.tolist(), blockers, prepared,
             [(o, t.conjugate(), reach) for o, t in zip(frames.centre.tolist(), turns.tolist())])
+
+
+_BLOCKER_LISTS = Recent(64)
 
 
 def _camp_check_data(board: Board) -> tuple:

@@ -979,6 +979,7 @@ def _entry_from_text(game: AnasaziGame, text: str) -> tuple[int, Action, list[Ev
 
 
 @functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)
 def _look(sector: str) -> LookTower:
     """The look at `sector` (actions are immutable: one per sector serves every state)."""
     return LookTower(sector)

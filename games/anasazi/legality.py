@@ -1038,6 +1038,22 @@ def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: Arr
     return out
 
 
+def covering_candidates(ctx: MarkerContext, rng: np.random.Generator, n: int
+                        ) -> tuple[NDArray[np.complex128], NDArray[np.complex128], Array]:
+    """`n` random marker poses that cover the context's target by construction: centres
+    p = x + iy, headings as unit complex numbers e, and in radians (uniform heading, the
+    target's centre uniform in the shrunk rectangle)."""
+    tx, ty, tr = ctx.target
+    half_along, half_across = cover_room(ctx.sizes, tr)
+    turn = (2.0 * np.pi) * rng.random(n)
+    e = np.exp(1j * turn)
+    # The target's centre lies at q in the marker's frame, inside the shrunk rectangle: the
+    # marker covers it (rounding moves it by ~1e-14 mm, well within EPS).
+    q = (rng.random((n, 2)) * (2.0 * half_along, 2.0 * half_across)
+         - (half_along, half_across)).view(np.complex128).ravel()
+    return complex(tx, ty) - q * e, e, turn
+
+
 def first_legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int, want: int
                              ) -> list[tuple[float, float, float]]:
     """The first `want` of the poses `legal_marker_poses(ctx, rng, n)` returns, as (x, y,
@@ -1046,13 +1062,7 @@ def first_legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: in
     The candidates are made in numpy, but judged one by one in plain Python (the same formulas
     as `check_markers`), stopping at the `want`-th legal one: a handful of candidates cost less
     so than the numpy calls of a batch."""
-    tx, ty, tr = ctx.target
-    half_along, half_across = cover_room(ctx.sizes, tr)
-    turn = (2.0 * np.pi) * rng.random(n)
-    e = np.exp(1j * turn)
-    q = (rng.random((n, 2)) * (2.0 * half_along, 2.0 * half_across)
-         - (half_along, half_across)).view(np.complex128).ravel()
-    p = complex(tx, ty) - q * e
+    p, e, turn = covering_candidates(ctx, rng, n)
     a, b = ctx.sizes.marker_length / 2.0, ctx.sizes.marker_width / 2.0
     far, corner = (ctx.sizes.play_area_radius + EPS) ** 2, a * a + b * b
     obstacles = ctx.obstacle_list
@@ -1082,14 +1092,6 @@ def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int
     """`n` random poses that cover the context's target by construction (uniform heading, the
     target's centre uniform in the shrunk rectangle), filtered by `check_markers`: the legal
     ones as arrays (x, y, heading) — possibly none."""
-    tx, ty, tr = ctx.target
-    half_along, half_across = cover_room(ctx.sizes, tr)
-    turn = (2.0 * np.pi) * rng.random(n)
-    e = np.exp(1j * turn)
-    # The target's centre lies at q in the marker's frame, inside the shrunk rectangle: the
-    # marker covers it (rounding moves it by ~1e-14 mm, well within EPS).
-    q = (rng.random((n, 2)) * (2.0 * half_along, 2.0 * half_across)
-         - (half_along, half_across)).view(np.complex128).ravel()
-    p = complex(tx, ty) - q * e
+    p, e, turn = covering_candidates(ctx, rng, n)
     ok = _check_markers(ctx, p, e, covered=np.True_).ok
     return p.real[ok], p.imag[ok], np.degrees(turn[ok])

@@ -8,7 +8,7 @@ serialises exactly.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -334,14 +334,6 @@ class BoundedGrid:
             x, y = (int(v) for v in key.split(","))
             cells[(x, y)] = parse_sides(text)
         return cls(int(data["size"]), cells)
-
-
-def counts(items: Iterable[Hashable]) -> dict[Hashable, int]:
-    """How many times each item occurs, in first-seen order."""
-    found: dict[Hashable, int] = {}
-    for item in items:
-        found[item] = found.get(item, 0) + 1
-    return found
 
 
 def seat_order(first: int, players: int) -> list[int]:

@@ -39,7 +39,7 @@ class LazyGroup(click.Group):
     """A group whose commands are imported only when they are run or listed in help."""
 
     def _lazy(self) -> dict[str, str]:
-        found = {n: t for n, t in LAZY_COMMANDS.items()}
+        found = dict(LAZY_COMMANDS)
         found.update({ep.name: ep.value for ep in entry_points(group="geomsim.commands")})
         return found
 
@@ -65,9 +65,12 @@ class LazyGroup(click.Group):
             return None
         module, attribute = target.split(":")
         try:
-            return getattr(importlib.import_module(module), attribute)
-        except (ImportError, AttributeError):
-            return None
+            loaded = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name and module.startswith(e.name):
+                return None  # the package that would hold it is not installed
+            raise  # the command's module is there but broken: say so, not "no such command"
+        return getattr(loaded, attribute)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

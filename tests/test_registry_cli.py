@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import geomsim
+from geomsim import cli as cli_module
 from geomsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,3 +89,14 @@ def test_setup_writes_a_diagram_and_data_that_draw_again(tmp_path, name, capsys)
     again = tmp_path / "again.svg"
     assert main(["setup", name, "--from", str(data), "-o", str(again)]) == 0
     assert again.read_text().startswith("<?xml")
+
+
+def test_a_broken_command_module_is_reported_not_hidden(tmp_path, monkeypatch, capsys):
+    (tmp_path / "brokencmd.py").write_text("import geomsim_no_such_package\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli_module.LAZY_COMMANDS, "broken", "brokencmd:command")
+    monkeypatch.setitem(cli_module.LAZY_COMMANDS, "absent", "geomsim_absent_pkg.cli:command")
+    assert main(["broken"]) == 2
+    assert "geomsim_no_such_package" in capsys.readouterr().err
+    assert main(["absent"]) == 2
+    assert "No such command 'absent'" in capsys.readouterr().err

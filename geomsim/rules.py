@@ -218,6 +218,34 @@ class ContinuousActionSpace(ActionSpace):
 EMPTY_SPACE = FiniteActionSpace(())
 
 
+@dataclass(frozen=True)
+class Playouts:
+    """Games that a game's compiled random player played to the end (`Game.random_playouts`).
+
+    Decision `k` of game `i` is row `offsets[i] + k` of `log`: the player and the action's code,
+    which `decode(code)` turns into the `Action` the rules interface would apply.
+    """
+
+    scores: np.ndarray   # (games, players) final scores, as `State.scores()`
+    winners: np.ndarray  # (games, players) bool, as `State.winners()`
+    log: np.ndarray      # (decisions, 2) int: player, action code
+    offsets: np.ndarray  # (games + 1,) int: where each game's decisions start in `log`
+    decode: Callable[[int], Action]
+
+    @property
+    def decisions(self) -> np.ndarray:
+        """The number of decisions of each game."""
+        return np.diff(self.offsets)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def actions(self, game: int) -> list[tuple[Player, Action]]:
+        """The decisions of game `game`, as (player, action) pairs to replay through `apply`."""
+        rows = self.log[self.offsets[game]:self.offsets[game + 1]]
+        return [(int(player), self.decode(int(code))) for player, code in rows]
+
+
 class Game(ABC):
     """A game: its facts, its rules, and a factory of states."""
 
@@ -251,6 +279,12 @@ class Game(ABC):
                 return kind.from_json(obj)
         known = ", ".join(k.kind for k in self.action_types)
         raise ValueError(f"unknown {self.name} action kind {obj.get('kind')!r} (known: {known})")
+
+    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
+        """Play copies of `states` to the end, each decision uniform among the legal actions, in
+        a compiled kernel: the fast path of random simulation. `states` are left unchanged, and
+        `geomsim.testing.check_playouts` replays the games through the rules interface."""
+        raise NotImplementedError(f"{self.name} has no compiled random playouts")
 
     def check_players(self, players: int) -> None:
         """Raise `ValueError` unless this game can be played by `players` players."""

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geomsim.rules import Action, Game, IllegalAction, Player, State
+from geomsim.rules import Action, Game, IllegalAction, Player, Playouts, State
 
 PROPERTIES = (
     "legal-passes-check", "illegal-raises", "illegal-unchanged", "clone-independent",
     "json-round-trip", "action-round-trip", "replay", "observe-hidden", "determinize-varies",
-    "scores-finite", "terminates",
+    "scores-finite", "terminates", "playout-replay",
 )
 
 
@@ -251,3 +251,49 @@ def _check_replay(game: Game, players: int, seed: int, final: State, max_steps: 
         replayed.apply(action, player)
     if replayed.to_json() != final.to_json():
         raise HarnessFailure("replay", "re-applying the history to a new state gave another state", seed)
+
+
+def check_playouts(game: Game, players: int, games: int = 20, seed: int = 0) -> Playouts:
+    """Check a game's compiled random player against its rules interface.
+
+    Plays `games` games from the states of seeds `seed`, `seed + 1`, ... with
+    `game.random_playouts`, then replays every decision through `State.apply`: each must be legal,
+    by the player the state has to move, and the end must come exactly where the kernel stopped,
+    with the kernel's scores and winners. The same seed must give the same games.
+    """
+    starts = [game.new_state(players=players, seed=s) for s in range(seed, seed + games)]
+    before = [s.to_json() for s in starts]
+    playouts = game.random_playouts(starts, seed=seed)
+    if [s.to_json() for s in starts] != before:
+        raise HarnessFailure("playout-replay", "random_playouts changed the states it was given")
+    if len(playouts) != games:
+        raise HarnessFailure("playout-replay", f"{len(playouts)} playouts for {games} states")
+    for i, state in enumerate(starts):
+        _replay_playout(playouts, i, state, seed + i)
+    again = game.random_playouts([game.new_state(players=players, seed=s)
+                                  for s in range(seed, seed + games)], seed=seed)
+    if not (np.array_equal(again.log, playouts.log) and np.array_equal(again.offsets, playouts.offsets)):
+        raise HarnessFailure("replay", "the same seed gave different playouts", seed)
+    return playouts
+
+
+def _replay_playout(playouts: Playouts, i: int, state: State, seed: int) -> None:
+    for step, (player, action) in enumerate(playouts.actions(i)):
+        if player not in state.to_move():
+            raise HarnessFailure("playout-replay", f"the kernel moved player {player}; "
+                                 f"to move: {state.to_move()}", seed, step)
+        try:
+            state.apply(action, player)
+        except IllegalAction as err:
+            raise HarnessFailure("playout-replay", f"the kernel chose {action}: {err}", seed, step)
+    if not state.is_over():
+        raise HarnessFailure("playout-replay", f"the kernel stopped after {playouts.decisions[i]} "
+                             f"decisions, but players {state.to_move()} are still to move", seed)
+    scores = np.asarray(state.scores(), dtype=float)
+    if not np.allclose(scores, playouts.scores[i]):
+        raise HarnessFailure("playout-replay", f"kernel scores {playouts.scores[i].tolist()} != "
+                             f"rules scores {scores.tolist()}", seed)
+    winners = sorted(np.flatnonzero(playouts.winners[i]).tolist())
+    if winners != sorted(state.winners()):
+        raise HarnessFailure("playout-replay", f"kernel winners {winners} != rules winners "
+                             f"{sorted(state.winners())}", seed)

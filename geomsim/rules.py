@@ -222,13 +222,14 @@ EMPTY_SPACE = FiniteActionSpace(())
 class Playouts:
     """Games that a game's compiled random player played to the end (`Game.random_playouts`).
 
-    Decision `k` of game `i` is row `offsets[i] + k` of `log`: the player and the action's code,
-    which `decode(code)` turns into the `Action` the rules interface would apply.
+    Decision `k` of game `i` is row `offsets[i] + k` of `log`: the player, the action's code,
+    which `decode(code)` turns into the `Action` the rules interface would apply, and the number
+    of legal actions the player chose among (the size of `legal_actions(player)`).
     """
 
     scores: np.ndarray   # (games, players) final scores, as `State.scores()`
     winners: np.ndarray  # (games, players) bool, as `State.winners()`
-    log: np.ndarray      # (decisions, 2) int: player, action code
+    log: np.ndarray      # (decisions, 3) int: player, action code, number of legal actions
     offsets: np.ndarray  # (games + 1,) int: where each game's decisions start in `log`
     decode: Callable[[int], Action]
 
@@ -243,7 +244,7 @@ class Playouts:
     def actions(self, game: int) -> list[tuple[Player, Action]]:
         """The decisions of game `game`, as (player, action) pairs to replay through `apply`."""
         rows = self.log[self.offsets[game]:self.offsets[game + 1]]
-        return [(int(player), self.decode(int(code))) for player, code in rows]
+        return [(int(player), self.decode(int(code))) for player, code, _ in rows]
 
 
 class Game(ABC):

@@ -258,8 +258,9 @@ def check_playouts(game: Game, players: int, games: int = 20, seed: int = 0) -> 
 
     Plays `games` games from the states of seeds `seed`, `seed + 1`, ... with
     `game.random_playouts`, then replays every decision through `State.apply`: each must be legal,
-    by the player the state has to move, and the end must come exactly where the kernel stopped,
-    with the kernel's scores and winners. The same seed must give the same games.
+    by a player the state has to move, chosen among as many actions as `legal_actions` lists (so
+    that the kernel's choice is uniform over the same set), and the end must come exactly where the
+    kernel stopped, with the kernel's scores and winners. The same seed must give the same games.
     """
     starts = [game.new_state(players=players, seed=s) for s in range(seed, seed + games)]
     before = [s.to_json() for s in starts]
@@ -278,10 +279,15 @@ def check_playouts(game: Game, players: int, games: int = 20, seed: int = 0) -> 
 
 
 def _replay_playout(playouts: Playouts, i: int, state: State, seed: int) -> None:
+    options = playouts.log[playouts.offsets[i]:playouts.offsets[i + 1], 2]
     for step, (player, action) in enumerate(playouts.actions(i)):
         if player not in state.to_move():
             raise HarnessFailure("playout-replay", f"the kernel moved player {player}; "
                                  f"to move: {state.to_move()}", seed, step)
+        legal = state.legal_actions(player)
+        if legal.finite and len(legal) != options[step]:
+            raise HarnessFailure("playout-replay", f"the kernel chose among {options[step]} "
+                                 f"actions, the rules list {len(legal)}", seed, step)
         try:
             state.apply(action, player)
         except IllegalAction as err:

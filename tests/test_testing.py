@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
 from geomsim.rules import FiniteActionSpace
-from geomsim.testing import HarnessFailure, check_random_games
+from geomsim.testing import HarnessFailure, check_playouts, check_random_games
 from tests.toygames import BID, DISCS, GRID, BidGame, BidState, GridGame, GridState, Mark
 
 
@@ -148,3 +149,70 @@ def test_failure_names_seed_and_step():
     game = broken_grid(clone=lambda self: self)
     with pytest.raises(HarnessFailure, match=r"seed 7, step 0"):
         check_random_games(game, 2, games=1, seed=7)
+
+
+# -- compiled playouts, checked against the interface ----------------------------------------
+def test_sound_playouts_replay():
+    playouts = check_playouts(GRID, 2, games=20, seed=3)
+    assert len(playouts) == 20 and playouts.decisions.min() >= 5
+    assert playouts.actions(0)[0][1] == Mark(int(playouts.log[0, 1]))
+
+
+def tampered_grid(change) -> GridGame:
+    """A grid game whose playouts are altered by `change(playouts) -> Playouts`."""
+    game = GridGame()
+    sound = game.random_playouts
+    game.random_playouts = lambda states, seed=0: change(sound(states, seed))
+    return game
+
+
+def expect_playout_failure(change, prop: str = "playout-replay") -> None:
+    with pytest.raises(HarnessFailure) as caught:
+        check_playouts(tampered_grid(change), 2, games=10)
+    assert caught.value.property == prop, str(caught.value)
+
+
+def with_log(playouts, edit):
+    log = playouts.log.copy()
+    edit(log)
+    return dataclasses.replace(playouts, log=log)
+
+
+def test_playouts_catch_an_illegal_choice():
+    expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((1, 1), log[0, 1])))
+
+
+def test_playouts_catch_a_choice_among_other_options():
+    expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((0, 2), 8)))
+
+
+def test_playouts_catch_the_wrong_player():
+    expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((0, 0), 1 - log[0, 0])))
+
+
+def test_playouts_catch_wrong_scores():
+    expect_playout_failure(lambda p: dataclasses.replace(p, scores=p.scores + 1))
+
+
+def test_playouts_catch_wrong_winners():
+    expect_playout_failure(lambda p: dataclasses.replace(p, winners=~p.winners))
+
+
+def test_playouts_catch_an_early_stop():
+    def drop_last(p):
+        offsets = p.offsets.copy()
+        offsets[1] -= 1
+        return dataclasses.replace(p, offsets=offsets)
+    expect_playout_failure(drop_last)
+
+
+def test_playouts_catch_unrepeatable_games():
+    game = GridGame()
+    sound, calls = game.random_playouts, []
+    def vary(states, seed=0):
+        calls.append(1)
+        return sound(states, seed + len(calls))
+    game.random_playouts = vary
+    with pytest.raises(HarnessFailure) as caught:
+        check_playouts(game, 2, games=10)
+    assert caught.value.property == "replay"

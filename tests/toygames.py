@@ -20,6 +20,7 @@ from geomsim.rules import (
     Event,
     FiniteActionSpace,
     Game,
+    Playouts,
     Rule,
     State,
     Violation,
@@ -67,6 +68,29 @@ class GridGame(Game):
         state = GridState(self, data["board"], data["turn"])
         state._history_from_json(data)
         return state
+
+    def random_playouts(self, states, seed: int = 0) -> Playouts:
+        """Plain-Python stand-in for a compiled kernel: action code = cell."""
+        rng = np.random.default_rng(seed)
+        rows, offsets, scores, winners = [], [0], [], []
+        for start in states:
+            board, turn = list(start.board), start.turn
+            while not _grid_over(board):
+                empty = [i for i, v in enumerate(board) if v is None]
+                cell = empty[int(rng.integers(len(empty)))]
+                rows.append((turn, cell, len(empty)))
+                board[cell], turn = turn, 1 - turn
+            end = GridState(self, board, turn)
+            scores.append(end.scores())
+            winners.append([p in end.winners() for p in range(2)])
+            offsets.append(len(rows))
+        return Playouts(np.array(scores, float), np.array(winners, bool),
+                        np.array(rows, int).reshape(-1, 3), np.array(offsets), Mark)
+
+
+def _grid_over(board: list) -> bool:
+    return None not in board or any(
+        board[a] is not None and board[a] == board[b] == board[c] for a, b, c in LINES)
 
 
 class GridState(State):

@@ -175,6 +175,8 @@ class ISMCTSBot:
     tree shared by all determinizations (UCB1 with availability counts over the actions legal
     in that determinization), adds one node, plays random moves to the end (or `rollout_depth`
     decisions, then scores with `evaluate`) and backs up rewards in [0, 1] (see `rewards`).
+    Rollouts to the end go to the game's compiled random player when it has one
+    (`Game.random_playouts`).
 
     Simultaneous moves: every player in `to_move()` selects from their own statistics at the
     node (decoupled UCT), so no one's choice depends on another's sealed choice.
@@ -236,8 +238,7 @@ class ISMCTSBot:
                 node.children[key] = _Node()
                 break
             node = child
-        self._rollout(state, rng)
-        reward = _outcome(state)
+        reward = self._rollout(state, rng)
         for node, joint in path:
             for p, action in joint:
                 edge = node.edges[p][action]
@@ -271,16 +272,22 @@ class ISMCTSBot:
             raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
         return max(legal, key=lambda a: edges[a].ucb(self.exploration))
 
-    def _rollout(self, state: State, rng: np.random.Generator) -> None:
-        """Random moves until the end, or until `rollout_depth` decisions (then `evaluate`)."""
+    def _rollout(self, state: State, rng: np.random.Generator) -> list[float]:
+        """The rewards after random moves until the end, or until `rollout_depth` decisions
+        (then from `evaluate`). Played to the end by the game's compiled random player when it
+        has one: the same uniform choices, without the interface's cost per decision."""
+        if self.rollout_depth is None and not state.is_over() and state.game.has_random_playouts():
+            end = state.game.random_playouts([state], seed=int(rng.integers(2**31)))
+            return rewards(end.scores[0].tolist(), np.flatnonzero(end.winners[0]).tolist())
         limit = self.max_rollout if self.rollout_depth is None else self.rollout_depth
         for _ in range(limit):
             movers = state.to_move()
             if not movers:
-                return
+                break
             for p in movers:
                 if p in state.to_move():
                     state.apply(RandomBot().choose(state, p, rng), p)
+        return _outcome(state)
 
 
 # -- registry --------------------------------------------------------------------------------------

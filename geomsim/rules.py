@@ -287,6 +287,10 @@ class Game(ABC):
         `geomsim.testing.check_playouts` replays the games through the rules interface."""
         raise NotImplementedError(f"{self.name} has no compiled random playouts")
 
+    def has_random_playouts(self) -> bool:
+        """Whether this game implements `random_playouts`."""
+        return type(self).random_playouts is not Game.random_playouts
+
     def check_players(self, players: int) -> None:
         """Raise `ValueError` unless this game can be played by `players` players."""
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:

@@ -24,7 +24,7 @@ from geomsim.bots import (
     rewards,
 )
 from geomsim.rules import Action, Event, FiniteActionSpace, Game, Rule, State, Violation
-from tests.toygames import BID, DISCS, GRID, TOY_GAMES
+from tests.toygames import BID, DISCS, GRID, TOY_GAMES, GridGame
 
 ALL_BOTS = ["random", "greedy", "greedy:4", "ismcts:20"]
 
@@ -227,6 +227,34 @@ def test_ismcts_cuts_rollouts_and_scores_them_with_evaluate() -> None:
     bot = ISMCTSBot(iterations=200, rollout_depth=1)
     xs = [bot.choose(DISCS.new_state(players=2), 0, np.random.default_rng(s)).x for s in range(4)]
     assert np.mean(xs) > 0.6
+
+
+def counting_grid() -> tuple[GridGame, list[int]]:
+    """A tic-tac-toe whose compiled playouts count the states they are asked to play."""
+    game, played = GridGame(), []
+    sound = game.random_playouts
+    def random_playouts(states, seed=0):
+        played.append(len(states))
+        return sound(states, seed)
+    game.random_playouts = random_playouts
+    return game, played
+
+
+def test_ismcts_rolls_out_with_the_compiled_random_player() -> None:
+    game, played = counting_grid()
+    assert game.has_random_playouts() and not BID.has_random_playouts()
+    state = game.new_state(players=2)
+    for cell, p in [(0, 0), (4, 1), (1, 0)]:
+        state.apply(game.parse_action(f"mark {cell}"), p)
+    assert str(ISMCTSBot(iterations=100).choose(state, 1, np.random.default_rng(0))) == "mark 2"
+    assert 50 <= len(played) <= 100 and set(played) == {1}  # not at terminal nodes
+
+
+def test_ismcts_cut_rollouts_stay_in_the_interface() -> None:
+    game, played = counting_grid()
+    ISMCTSBot(iterations=30, rollout_depth=2).choose(game.new_state(players=2), 0,
+                                                      np.random.default_rng(0))
+    assert played == []
 
 
 def test_ismcts_time_budget_runs_at_least_one_iteration() -> None:

@@ -28,7 +28,7 @@ clockwise `seat_order` from the torch keeper.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,7 @@ from geomsim.rules import (
     Event,
     FiniteActionSpace,
     Game,
+    Playouts,
     Rule,
     State,
     Violation,
@@ -400,6 +401,13 @@ class Cibola(Game):
                                     if t not in setup["totems"]]
         validate_setup(components, players, full)
         return CibolaState.from_setup(self, components, players, full)
+
+    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
+        """Play copies of `states` to the end at random in a compiled kernel
+        (games.cibola.playout, imported here so that numba loads only when asked for)."""
+        from games.cibola import playout
+
+        return playout.random_playouts(states, seed)
 
     def make_setup(self, players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:
         """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""

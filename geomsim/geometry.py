@@ -74,43 +74,54 @@ def discs(x: ArrayLike, y: ArrayLike, radius: ArrayLike, quad_segs: int = 16) ->
                           radius, quad_segs=quad_segs)
 
 
+# The batched kernels work in complex numbers: a point z = x + iy, a rectangle's centre p and
+# its heading e = cos + i sin; (z - p) * conj(e) is z in the rectangle's frame, along + i across
+# (one product per point: what counts in the many small batches of a game).
+def headings(heading: ArrayLike) -> NDArray[np.complex128]:
+    """Headings in degrees as unit complex numbers, cos + i sin."""
+    return np.exp(1j * np.radians(np.asarray(heading, float)))
+
+
 def to_frames(px: ArrayLike, py: ArrayLike, x: ArrayLike, y: ArrayLike, heading: ArrayLike
-              ) -> tuple[Array, Array]:
-    """Points (m,) in the frames of poses (n,): local coordinates (n, m) along and across."""
-    px, py = np.atleast_1d(np.asarray(px, float)), np.atleast_1d(np.asarray(py, float))
-    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
-    c, s = unit(np.atleast_1d(heading))
-    dx = px[None, :] - x[:, None]
-    dy = py[None, :] - y[:, None]
-    along = dx * c[:, None] + dy * s[:, None]
-    across = -dx * s[:, None] + dy * c[:, None]
-    return along, across
+              ) -> NDArray[np.complex128]:
+    """Points (m,) in the frames of poses (n,): local coordinates (n, m), along + i across."""
+    z = np.atleast_1d(np.asarray(px, float)) + 1j * np.atleast_1d(np.asarray(py, float))
+    p = np.atleast_1d(np.asarray(x, float)) + 1j * np.atleast_1d(np.asarray(y, float))
+    return (z[None, :] - p[:, None]) * np.conj(headings(np.atleast_1d(heading)))[:, None]
 
 
-def distance_to_rectangle(along: Array, across: Array, length: float, width: float) -> Array:
-    """Distance from local points to a centred rectangle (0 inside)."""
-    ex = np.maximum(np.abs(along) - length / 2.0, 0.0)
-    ey = np.maximum(np.abs(across) - width / 2.0, 0.0)
+def inside_rectangle(local: NDArray[np.complex128], half_along: float, half_across: float
+                     ) -> NDArray[np.bool_]:
+    """Whether local points lie in the centred rectangle of the given half-sides (boundary
+    included). A disc of radius r lies in a rectangle exactly when its centre lies in the
+    rectangle shrunk by r on every side."""
+    return (np.abs(local.real) <= half_along) & (np.abs(local.imag) <= half_across)
+
+
+def distance_to_rectangle(local: NDArray[np.complex128], half_along: float, half_across: float
+                          ) -> Array:
+    """Distance from local points to the centred rectangle of the given half-sides (0 inside).
+    A disc of radius r overlaps the rectangle exactly when its centre's distance is <= r."""
+    ex = np.maximum(np.abs(local.real) - half_along, 0.0)
+    ey = np.maximum(np.abs(local.imag) - half_across, 0.0)
     return np.hypot(ex, ey)
 
 
-def depth_in_rectangle(along: Array, across: Array, length: float, width: float) -> Array:
-    """Signed distance from local points to a centred rectangle's boundary, positive inside.
-
-    A disc of radius r lies inside the rectangle exactly when its centre's depth is >= r.
-    """
-    dx = length / 2.0 - np.abs(along)
-    dy = width / 2.0 - np.abs(across)
-    inside = np.minimum(dx, dy)
-    outside = -np.hypot(np.minimum(dx, 0.0), np.minimum(dy, 0.0))
-    return np.where((dx >= 0) & (dy >= 0), inside, outside)
+def farthest_corner_sq(local: NDArray[np.complex128], half_along: float, half_across: float
+                       ) -> Array:
+    """Squared distance from the origin to the farthest corner of rectangles of the given
+    half-sides whose centres p lie at `local` = p * conj(e) in their own frames: the corner's
+    sign choices add up, |p|² + a² + b² + 2a|p·u| + 2b|p·v|."""
+    u, v = np.abs(local.real), np.abs(local.imag)
+    return u * (u + 2 * half_along) + v * (v + 2 * half_across) + (half_along ** 2 + half_across ** 2)
 
 
 def farthest_corner_distance(x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float,
                              width: float, cx: float = 0.0, cy: float = 0.0) -> Array:
     """Distance from (cx, cy) to the farthest corner of each rectangle: containment in a disc."""
-    corners = rectangle_corners(x, y, heading, length, width)
-    return np.hypot(corners[..., 0] - cx, corners[..., 1] - cy).max(axis=1)
+    p = np.atleast_1d(np.asarray(x, float) - cx) + 1j * np.atleast_1d(np.asarray(y, float) - cy)
+    local = p * np.conj(headings(np.atleast_1d(heading)))
+    return np.sqrt(farthest_corner_sq(local, length / 2.0, width / 2.0))
 
 
 def polygon_coords(geom: shapely.Geometry) -> dict:

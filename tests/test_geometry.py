@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from geomsim.geometry import (
     Pose,
-    depth_in_rectangle,
     distance_to_rectangle,
     farthest_corner_distance,
+    inside_rectangle,
     polygon_coords,
     polygon_from_coords,
     rectangle_corners,
@@ -28,31 +28,29 @@ heading = st.floats(-360, 360, allow_nan=False)
 def test_batched_distance_matches_shapely(x, y, h, points):
     rect = rectangles([x], [y], [h], 70, 16)[0]
     px, py = np.array(points).T
-    along, across = to_frames(px, py, x, y, h)
-    batched = distance_to_rectangle(along, across, 70, 16)[0]
+    batched = distance_to_rectangle(to_frames(px, py, x, y, h), 35, 8)[0]
     exact = shapely.distance(rect, shapely.points(px, py))
     np.testing.assert_allclose(batched, exact, atol=1e-7)
 
 
 @given(coord, coord, heading, st.lists(st.tuples(coord, coord), min_size=1, max_size=8),
-       st.floats(0.5, 10))
-def test_depth_decides_disc_inside_like_shapely(x, y, h, points, r):
+       st.floats(0.5, 7.5))
+def test_disc_inside_like_shapely(x, y, h, points, r):
+    """A disc lies in the rectangle when its centre lies in the rectangle shrunk by r."""
     rect = rectangles([x], [y], [h], 70, 16)[0]
     px, py = np.array(points).T
-    along, across = to_frames(px, py, x, y, h)
-    depth = depth_in_rectangle(along, across, 70, 16)[0]
-    exact_depth = np.where(
-        shapely.contains_xy(rect, px, py),
-        shapely.distance(rect.exterior, shapely.points(px, py)),
-        -shapely.distance(rect, shapely.points(px, py)),
-    )
-    np.testing.assert_allclose(depth, exact_depth, atol=1e-7)
+    batched = inside_rectangle(to_frames(px, py, x, y, h), 35 - r, 8 - r)[0]
+    depth = np.where(shapely.contains_xy(rect, px, py),
+                     shapely.distance(rect.exterior, shapely.points(px, py)), -1.0)
+    clear = np.abs(depth - r) > 1e-7  # tangent discs are decided by the next test
+    np.testing.assert_array_equal(batched[clear], (depth >= r)[clear])
 
 
 def test_tangent_disc_counts_as_inside():
     # A disc of radius 4 centred 4 mm inside the long edge touches it from within.
-    along, across = to_frames([0.0], [4.0], 0.0, 0.0, 0.0)
-    assert depth_in_rectangle(along, across, 70, 16)[0, 0] == pytest.approx(4.0)
+    local = to_frames([0.0], [4.0], 0.0, 0.0, 0.0)
+    assert inside_rectangle(local, 35 - 4, 8 - 4)[0, 0]
+    assert not inside_rectangle(local, 35 - 4.001, 8 - 4.001)[0, 0]
 
 
 def test_rectangles_have_their_pose():

@@ -53,7 +53,15 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 
 from games.anasazi.components import Sizes, Table
-from geomsim.geometry import Pose, rectangle_corners, unit
+from geomsim.geometry import (
+    Pose,
+    distance_to_rectangle,
+    farthest_corner_sq,
+    headings,
+    inside_rectangle,
+    rectangle_corners,
+    unit,
+)
 from geomsim.rules import Violation
 
 EPS = 1e-9  # mm: the tolerance of every geometric comparison (see the module docstring)
@@ -819,16 +827,11 @@ def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: Array
     lies in the marker shrunk by its radius, overlaps when the distance to the rectangle is at
     most its radius (both within `EPS`). Well under a microsecond per pose.
     """
-    return _check_markers(ctx, _floats(x) + 1j * _floats(y), _turns(_floats(heading)))
+    return _check_markers(ctx, _floats(x) + 1j * _floats(y), headings(_floats(heading)))
 
 
-def _turns(heading: Array) -> NDArray[np.complex128]:
-    """Headings in degrees as unit complex numbers: cos + i sin."""
-    return np.exp(1j * np.radians(heading))
-
-
-# The batched kernels work in complex numbers: a point z = x + iy, a marker's centre p and
-# heading e = cos + i sin; (z - p) * conj(e) is z in the marker's frame (along + i across).
+# The batched kernels work in complex numbers, as geomsim.geometry's: (z - p) * conj(e) is the
+# point z in the frame of a marker with centre p and heading e (along + i across).
 def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.complex128],
                    covered: Mask | None = None) -> PoseCheck:
     """`check_markers` of poses with centres `p` and headings `e` (complex); `covered` tells
@@ -837,13 +840,13 @@ def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.
     tx, ty, tr = ctx.target
     back = np.conj(e)
     if covered is None:
-        covered = _inside((complex(tx, ty) - p) * back, a - tr + EPS, b - tr + EPS)
-    off = _farthest_sq(p * back, a, b) > (ctx.sizes.play_area_radius + EPS) ** 2
+        covered = inside_rectangle((complex(tx, ty) - p) * back, a - tr + EPS, b - tr + EPS)
+    off = farthest_corner_sq(p * back, a, b) > (ctx.sizes.play_area_radius + EPS) ** 2
     ok = ~off if covered is np.True_ else covered & ~off
     obs = ctx.obstacles
     hits = None
     if obs.shape[1]:
-        hits = _overlaps((ctx.centres - p[:, None]) * back[:, None], a, b, ctx.reach)
+        hits = distance_to_rectangle((ctx.centres - p[:, None]) * back[:, None], a, b) <= ctx.reach
         ok &= ~hits.any(axis=1)
 
     def masks() -> dict[str, Mask]:
@@ -851,8 +854,8 @@ def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.
         broken = {COVER_EXPLORER: ~covered | none, ONE_PER_CAMP: none, MARKER_PLAY_AREA: off}
         if ctx.start is not None:
             sx, sy, sr = ctx.start
-            broken[ONE_PER_CAMP] = _inside((complex(sx, sy) - p) * back, a - sr + EPS,
-                                           b - sr + EPS) & ~covered
+            broken[ONE_PER_CAMP] = inside_rectangle((complex(sx, sy) - p) * back, a - sr + EPS,
+                                                    b - sr + EPS) & ~covered
         for code, rule in enumerate(_OBSTACLE_RULES):
             cols = obs[3] == code
             broken[rule] = hits[:, cols].any(axis=1) if hits is not None and cols.any() else none
@@ -863,38 +866,6 @@ def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.
 
 def _floats(values: ArrayLike) -> Array:
     return np.atleast_1d(np.asarray(values, float))
-
-
-def _overlaps(local: NDArray[np.complex128], half_along: float, half_across: float,
-              reach: ArrayLike) -> Mask:
-    """Whether points at `local` offsets in rectangles' frames (rectangles of the given
-    half-sides) lie within `reach` of the rectangle: a disc of radius `reach` + EPS centred
-    there overlaps it (broadcast over the arrays' shapes)."""
-    ex = np.maximum(np.abs(local.real) - half_along, 0.0)
-    ey = np.maximum(np.abs(local.imag) - half_across, 0.0)
-    return np.hypot(ex, ey) <= reach
-
-
-def _inside(local: NDArray[np.complex128], half_along: float, half_across: float) -> Mask:
-    """Whether `local` offsets in markers' frames lie in the centred rectangle of the given
-    half-sides."""
-    return (np.abs(local.real) <= half_along) & (np.abs(local.imag) <= half_across)
-
-
-def farthest_extent(x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float, width: float
-                    ) -> Array:
-    """Distance from the table's centre to each rectangle's farthest corner."""
-    p = np.asarray(x, float) + 1j * np.asarray(y, float)
-    return np.sqrt(_farthest_sq(p * np.conj(_turns(np.asarray(heading, float))),
-                                length / 2.0, width / 2.0))
-
-
-def _farthest_sq(local: NDArray[np.complex128], a: float, b: float) -> Array:
-    """Squared distance from the table's centre to the farthest corner of rectangles with
-    half-sides a, b whose centres lie at `local` in their own frames (p·u + i p·v): the
-    corner's sign choices add up, |p|² + a² + b² + 2a|p·u| + 2b|p·v|."""
-    u, v = np.abs(local.real), np.abs(local.imag)
-    return u * (u + 2 * a) + v * (v + 2 * b) + (a * a + b * b)
 
 
 def check_camps(board: Board, x: ArrayLike, y: ArrayLike) -> PoseCheck:
@@ -916,8 +887,8 @@ def check_camp_points(board: Board, z: NDArray[np.complex128]) -> PoseCheck:
     off = np.abs(z) + r > sizes.play_area_radius + EPS
     on_marker = None
     if len(back):
-        on_marker = _overlaps((z[:, None] - markers) * back, sizes.marker_length / 2.0,
-                              sizes.marker_width / 2.0, r - EPS).any(axis=1)
+        on_marker = (distance_to_rectangle((z[:, None] - markers) * back, sizes.marker_length / 2.0,
+                                           sizes.marker_width / 2.0) <= r - EPS).any(axis=1)
         ok = ~(near.any(axis=1) | off | on_marker)
     else:
         ok = ~(near.any(axis=1) | off)

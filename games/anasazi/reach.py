@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from games.anasazi import legality as lg
 from games.anasazi.actions import PlaceMarker
 from games.anasazi.components import Sizes, Table
-from geomsim.geometry import Pose, distance_to_rectangle, to_frames
+from geomsim.geometry import Pose, distance_to_rectangle, farthest_corner_distance, to_frames
 from geomsim.rules import Verdict
 
 Status = Literal["reachable", "unreachable", "undecided"]
@@ -224,13 +224,14 @@ def robustness(step: Step, target: Target | None, x: Array, y: Array, h: Array, 
     score = np.minimum(step.half_along - np.abs(a), step.half_across - np.abs(c))
     if target is not None:
         pts = target.points[:: max(1, len(target.points) // 48)]
-        s, t = to_frames(pts[:, 0], pts[:, 1], x, y, h)
-        score = np.minimum(score, np.minimum(L / 2 - np.abs(s), W / 2 - np.abs(t)).max(axis=1))
+        local = to_frames(pts[:, 0], pts[:, 1], x, y, h)
+        depth = np.minimum(L / 2 - np.abs(local.real), W / 2 - np.abs(local.imag))
+        score = np.minimum(score, depth.max(axis=1))
     if len(step.obstacles):
         ob = step.obstacles
-        gap = distance_to_rectangle(*to_frames(ob[:, 0], ob[:, 1], x, y, h), L, W)
+        gap = distance_to_rectangle(to_frames(ob[:, 0], ob[:, 1], x, y, h), L / 2, W / 2)
         score = np.minimum(score, (gap - ob[None, :, 2]).min(axis=1))
-    return np.minimum(score, sizes.play_area_radius - lg.farthest_extent(x, y, h, L, W))
+    return np.minimum(score, sizes.play_area_radius - farthest_corner_distance(x, y, h, L, W))
 
 
 @dataclass

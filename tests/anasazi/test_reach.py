@@ -28,7 +28,7 @@ from games.anasazi.reach import (
     sectors_of,
 )
 from geomsim.cli import main
-from geomsim.geometry import Pose, rectangle_corners
+from geomsim.geometry import Pose, farthest_corner_distance, rectangle_corners
 
 SIZES = Sizes()
 L, W, R = SIZES.marker_length, SIZES.marker_width, SIZES.explorer_radius
@@ -201,7 +201,7 @@ def test_pueblo_at_the_play_area_edge():
     state = play_setup(setup)
     inside = reach(state, "E1", "P0", max_markers=1)
     assert inside.status == "reachable"
-    assert lg.farthest_extent(*(np.array([v]) for v in (inside.witness.x, inside.witness.y,
+    assert farthest_corner_distance(*(np.array([v]) for v in (inside.witness.x, inside.witness.y,
                                                        inside.witness.heading)), L, W)[0] <= edge + 1e-9
     beyond = reach(state, "E1", "P1", max_markers=1)
     assert beyond.status == "unreachable" and "hang over the play area" in beyond.reason
@@ -283,7 +283,7 @@ def test_exclusion_bounds_hold_for_every_pose_in_a_box():
         touching = shapely.intersects(target.polygon, rects)
         clear = (shapely.distance(rects[:, None], shapely.points(step.obstacles[:, :2])[None, :])
                  > step.obstacles[None, :, 2]).all(axis=1)
-        inside = lg.farthest_extent(x, y, h, L, W) <= SIZES.play_area_radius
+        inside = farthest_corner_distance(x, y, h, L, W) <= SIZES.play_area_radius
         assert not (touching & clear & inside).any()
 
 

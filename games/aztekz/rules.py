@@ -406,6 +406,12 @@ class AztekzGame(Game):
         state._draw(soul=False)
         return state
 
+    def random_playouts(self, states: Any, seed: int = 0) -> Any:
+        """Uniformly random games to the end in a compiled kernel (games.aztekz.playout)."""
+        from games.aztekz.playout import random_playouts  # numba only when asked for
+
+        return random_playouts(states, seed)
+
     def parse_action(self, text: str) -> Action:
         """The action written in text form (see the module docstring)."""
         return NOTATION.parse(text)

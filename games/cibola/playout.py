@@ -30,30 +30,32 @@ State layout. `encode(state)` writes one int64 record, read in this order by `_l
     per player: len(copies), copied totem ids..., len(offer), offer..., len(used), used...,
     per column: len(chambers), covered (0/1) top first...
 
-The kernel keeps a game in a `Board` of arrays (reused from game to game):
+The kernel keeps a game in one int64 array `b` (reused from game to game; numba passes one
+array to a function far more cheaply than a tuple of many), in sections at fixed offsets:
 
-    sc        (N_SCALARS,)   scalars, indexed by the S_* constants below
-    explorers (4,)           explorers in hand; in_temple (4,): sent and not yet back in the camp
-    sealed    (4,)           numbers sealed in the current send (-1: not yet)
-    order     (4,)           the order of taking of this round (sc[S_NORDER] entries)
-    row       (4,)           the revealed cards by slot (-1: empty)
-    deck      (DECK_CAP,)    card ids; the deck is deck[sc[S_DTOP]:sc[S_DEND]], top first
-    pend      (PEND_CAP, 3)  the decision queue (kind, player, arg), pend[sc[S_HEAD]:sc[S_TAIL]];
-                             inserting in front moves the head back (it starts at PEND_MID)
-    counts    (4, 5)         treasures held by kind
-    totems    (4, TOTEM_CAP) totem ids held, in the order taken (ntotems (4,) of them)
-    copies    (4, TOTEM_CAP) totem ids copied (ncopies (4,))
-    offer     (TOTEM_CAP,)   totems lying above the temple (sc[S_NOFFER]), in order
-    used      (TOTEM_CAP,)   totems taken during the game (sc[S_NUSED]), in order
-    covered   (5, CHAMBER_CAP) 1 where a rock lies (chambers beyond a column's length unused)
-    opts      (OPT_CAP,)     scratch: the codes of the legal actions at hand
+    b[S_*]                  scalars: players, round, stage, torch, camp, last taker, rocks
+                            placed, deck top/end, queue head/tail, lengths of order/offer/used
+    b[EXPLORERS + q]        explorers in player q's hand; b[IN_TEMPLE + q]: sent, not yet in
+                            the camp; b[SEALED + q]: number sealed in this send (-1: not yet)
+    b[ORDER + i]            the order of taking of this round (b[S_NORDER] players)
+    b[ROW + s]              the revealed card in slot s (-1: empty)
+    b[COUNTS + 5 q + k]     treasures of kind k held by player q
+    b[TOTEMS + 16 q + i]    totem ids player q took, in order (b[NTOTEMS + q] of them)
+    b[COPIES + 16 q + i]    totem ids player q copied (b[NCOPIES + q])
+    b[OFFER + i]            totems lying above the temple, in order (b[S_NOFFER])
+    b[USED + i]             totems taken during the game, in order (b[S_NUSED])
+    b[COVERED + 16 c + i]   1 where a rock lies on chamber i (from the top) of column c
+    b[DECK + i]             card ids; the deck is i in [b[S_DTOP], b[S_DEND]), top first
+    b[PEND + 3 h + j]       the decision queue: (kind, player, arg) at h in [b[S_HEAD],
+                            b[S_TAIL]); inserting in front moves the head back (from PEND_MID)
+    b[OPTS + i]             scratch: the codes of the legal actions at hand
 
-The components become `Tables` of arrays indexed by card id or totem id (see `_tables`).
+The components become one int64 array `t` of tables indexed by card id, column or totem id
+(offsets T_*, see `_tables`).
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Sequence
 from functools import cache
 
@@ -96,17 +98,40 @@ CHAMBER_CAP = 16
 ID_CAP = 1024
 PEND_CAP = 128
 PEND_MID = 64  # the queue starts here: room for decisions inserted in front
-OPT_CAP = COLUMNS * CHAMBER_CAP + TOTEM_CAP + 8
+OPT_CAP = COLUMNS * CHAMBER_CAP + TOTEM_CAP
 
-# Indices into Board.sc.
+# -- the board's sections (see the module docstring) -------------------------------------------
 S_P, S_ROUND, S_STAGE, S_TORCH, S_CAMP, S_LAST, S_PLACED = 0, 1, 2, 3, 4, 5, 6
 S_DTOP, S_DEND, S_HEAD, S_TAIL, S_NORDER, S_NOFFER, S_NUSED = 7, 8, 9, 10, 11, 12, 13
-N_SCALARS = 14
+EXPLORERS = 16
+IN_TEMPLE = EXPLORERS + MAX_PLAYERS
+SEALED = IN_TEMPLE + MAX_PLAYERS
+ORDER = SEALED + MAX_PLAYERS
+ROW = ORDER + MAX_PLAYERS
+COUNTS = ROW + CARDS_PER_ROUND
+NTOTEMS = COUNTS + MAX_PLAYERS * COLUMNS
+NCOPIES = NTOTEMS + MAX_PLAYERS
+TOTEMS = NCOPIES + MAX_PLAYERS
+COPIES = TOTEMS + MAX_PLAYERS * TOTEM_CAP
+OFFER = COPIES + MAX_PLAYERS * TOTEM_CAP
+USED = OFFER + TOTEM_CAP
+COVERED = USED + TOTEM_CAP
+DECK = COVERED + COLUMNS * CHAMBER_CAP
+PEND = DECK + DECK_CAP
+OPTS = PEND + 3 * PEND_CAP
+BOARD_SIZE = OPTS + OPT_CAP
 
-Board = namedtuple("Board", "sc explorers in_temple sealed order row deck pend counts totems "
-                            "ntotems copies ncopies offer used covered opts")
-Tables = namedtuple("Tables", "card_counts card_symbol col_values col_len col_majority "
-                              "totem_effect totem_treasure totem_amount rocks")
+# -- the tables' sections -------------------------------------------------------------------------
+T_CARD_COUNTS = 0                                # [5 id + k]: treasures of kind k on card id
+T_CARD_SYMBOL = T_CARD_COUNTS + ID_CAP * COLUMNS  # [id]: SYMBOL_CODES
+T_COL_VALUES = T_CARD_SYMBOL + ID_CAP             # [16 c + i]: value of chamber i of column c
+T_COL_LEN = T_COL_VALUES + COLUMNS * CHAMBER_CAP  # [c]: chambers of column c
+T_COL_MAJORITY = T_COL_LEN + COLUMNS              # [c]: 1 when column c scores by majority
+T_EFFECT = T_COL_MAJORITY + COLUMNS               # [id]: EFFECT_CODES of totem id
+T_TREASURE = T_EFFECT + ID_CAP                    # [id]: the totem's treasure column, -1: none
+T_AMOUNT = T_TREASURE + ID_CAP                    # [id]: its points, count or step
+T_ROCKS = T_AMOUNT + ID_CAP                       # rocks in the box
+TABLES_SIZE = T_ROCKS + 1
 
 
 # -- encoding (Python) ------------------------------------------------------------------------
@@ -155,10 +180,10 @@ def encode(state) -> np.ndarray:
     return np.array(_record(state), dtype=np.int64)
 
 
-_TABLES: dict[int, tuple[Components, Tables]] = {}
+_TABLES: dict[int, tuple[Components, np.ndarray]] = {}
 
 
-def _tables_of(components: Components) -> Tables:
+def _tables_of(components: Components) -> np.ndarray:
     """The tables of `components`, made once per components object (kept alive with them)."""
     known = _TABLES.get(id(components))
     if known is None or known[0] is not components:
@@ -166,8 +191,8 @@ def _tables_of(components: Components) -> Tables:
     return known[1]
 
 
-def _tables(components: Components) -> Tables:
-    """The components as arrays indexed by card id / totem id; `ValueError` beyond capacity."""
+def _tables(components: Components) -> np.ndarray:
+    """The components as one array of tables (offsets T_*); `ValueError` beyond capacity."""
     cards, totems, columns = components.cards, components.totems, components.columns
     if len(cards) > DECK_CAP or max(c.id for c in cards) >= ID_CAP:
         raise ValueError(f"cibola playouts: at most {DECK_CAP} cards with ids below {ID_CAP}")
@@ -175,28 +200,23 @@ def _tables(components: Components) -> Tables:
         raise ValueError(f"cibola playouts: at most {TOTEM_CAP} totems with ids below {ID_CAP}")
     if max(len(c.values) for c in columns) > CHAMBER_CAP:
         raise ValueError(f"cibola playouts: at most {CHAMBER_CAP} chambers a column")
-    card_counts = np.zeros((ID_CAP, COLUMNS), np.int64)
-    card_symbol = np.zeros(ID_CAP, np.int64)
+    t = np.zeros(TABLES_SIZE, np.int64)
     for c in cards:
-        card_counts[c.id] = c.counts
-        card_symbol[c.id] = SYMBOL_CODES[c.symbol]
-    col_values = np.zeros((COLUMNS, CHAMBER_CAP), np.int64)
-    col_len = np.zeros(COLUMNS, np.int64)
-    col_majority = np.zeros(COLUMNS, np.int64)
+        t[T_CARD_COUNTS + COLUMNS * c.id: T_CARD_COUNTS + COLUMNS * (c.id + 1)] = c.counts
+        t[T_CARD_SYMBOL + c.id] = SYMBOL_CODES[c.symbol]
     for i, column in enumerate(columns):
-        col_values[i, :len(column.values)] = column.values
-        col_len[i] = len(column.values)
-        col_majority[i] = column.scoring == "majority"
-    effect = np.zeros(ID_CAP, np.int64)
-    treasure = np.full(ID_CAP, -1, np.int64)
-    amount = np.zeros(ID_CAP, np.int64)
-    for t in totems:
-        e = t.effect
-        effect[t.id] = EFFECT_CODES[t.kind]
-        treasure[t.id] = TREASURES.index(e["treasure"]) if "treasure" in e else -1
-        amount[t.id] = e.get("points", e.get("count", e.get("step", 0)))
-    return Tables(card_counts, card_symbol, col_values, col_len, col_majority, effect, treasure,
-                  amount, components.rocks)
+        at = T_COL_VALUES + CHAMBER_CAP * i
+        t[at: at + len(column.values)] = column.values
+        t[T_COL_LEN + i] = len(column.values)
+        t[T_COL_MAJORITY + i] = column.scoring == "majority"
+    t[T_TREASURE: T_TREASURE + ID_CAP] = -1
+    for totem in totems:
+        e = totem.effect
+        t[T_EFFECT + totem.id] = EFFECT_CODES[totem.kind]
+        t[T_TREASURE + totem.id] = TREASURES.index(e["treasure"]) if "treasure" in e else -1
+        t[T_AMOUNT + totem.id] = e.get("points", e.get("count", e.get("step", 0)))
+    t[T_ROCKS] = components.rocks
+    return t
 
 
 # -- decoding ---------------------------------------------------------------------------------
@@ -224,382 +244,358 @@ def decode(code: int) -> Action:
 
 # -- the kernel (numba) -----------------------------------------------------------------------
 @numba.njit(cache=True)
-def _new_board() -> Board:
-    return Board(np.zeros(N_SCALARS, np.int64), np.zeros(MAX_PLAYERS, np.int64),
-                 np.zeros(MAX_PLAYERS, np.int64), np.zeros(MAX_PLAYERS, np.int64),
-                 np.zeros(MAX_PLAYERS, np.int64), np.zeros(CARDS_PER_ROUND, np.int64),
-                 np.zeros(DECK_CAP, np.int64), np.zeros((PEND_CAP, 3), np.int64),
-                 np.zeros((MAX_PLAYERS, COLUMNS), np.int64),
-                 np.zeros((MAX_PLAYERS, TOTEM_CAP), np.int64), np.zeros(MAX_PLAYERS, np.int64),
-                 np.zeros((MAX_PLAYERS, TOTEM_CAP), np.int64), np.zeros(MAX_PLAYERS, np.int64),
-                 np.zeros(TOTEM_CAP, np.int64), np.zeros(TOTEM_CAP, np.int64),
-                 np.zeros((COLUMNS, CHAMBER_CAP), np.int64), np.zeros(OPT_CAP, np.int64))
-
-
-@numba.njit(cache=True)
-def _read_list(rec: np.ndarray, at: int, out: np.ndarray) -> tuple[int, int]:
-    """Copy a length-prefixed list of `rec` at `at` into `out`; its length and the next index."""
+def _read_list(rec: np.ndarray, at: int, b: np.ndarray, to: int) -> int:
+    """Copy the length-prefixed list at rec[at] to b[to:]; the index after it in `rec`."""
     n = rec[at]
-    for i in range(n):
-        out[i] = rec[at + 1 + i]
-    return n, at + 1 + n
+    b[to: to + n] = rec[at + 1: at + 1 + n]
+    return at + 1 + n
 
 
 @numba.njit(cache=True)
-def _load(b: Board, rec: np.ndarray, at: int) -> None:
-    """Fill the board from the record starting at `rec[at]` (layout: module docstring)."""
-    sc = b.sc
+def _load(b: np.ndarray, rec: np.ndarray, at: int) -> None:
+    """Set the board to the record starting at rec[at] (layout: module docstring)."""
+    b[:OPTS] = 0
     p = rec[at]
-    for i in range(7):
-        sc[i] = rec[at + i]
+    b[:7] = rec[at: at + 7]
     at += 7
-    for q in range(p):
-        b.explorers[q] = rec[at + q]
-        b.in_temple[q] = rec[at + p + q]
-        b.sealed[q] = rec[at + 2 * p + q]
+    b[EXPLORERS: EXPLORERS + p] = rec[at: at + p]
+    b[IN_TEMPLE: IN_TEMPLE + p] = rec[at + p: at + 2 * p]
+    b[SEALED: SEALED + p] = rec[at + 2 * p: at + 3 * p]
     at += 3 * p
-    sc[S_NORDER], at = _read_list(rec, at, b.order)
-    for i in range(CARDS_PER_ROUND):
-        b.row[i] = rec[at + i]
+    b[S_NORDER] = rec[at]
+    at = _read_list(rec, at, b, ORDER)
+    b[ROW: ROW + CARDS_PER_ROUND] = rec[at: at + CARDS_PER_ROUND]
     at += CARDS_PER_ROUND
-    sc[S_DEND], at = _read_list(rec, at, b.deck)
-    sc[S_DTOP] = 0
+    b[S_DTOP], b[S_DEND] = 0, rec[at]
+    at = _read_list(rec, at, b, DECK)
     n = rec[at]
-    at += 1
-    sc[S_HEAD], sc[S_TAIL] = PEND_MID, PEND_MID + n
-    for i in range(n):
-        for j in range(3):
-            b.pend[PEND_MID + i, j] = rec[at + 3 * i + j]
-    at += 3 * n
-    for q in range(p):
-        for t in range(COLUMNS):
-            b.counts[q, t] = rec[at + q * COLUMNS + t]
+    b[S_HEAD], b[S_TAIL] = PEND_MID, PEND_MID + n
+    b[PEND + 3 * PEND_MID: PEND + 3 * (PEND_MID + n)] = rec[at + 1: at + 1 + 3 * n]
+    at += 1 + 3 * n
+    b[COUNTS: COUNTS + p * COLUMNS] = rec[at: at + p * COLUMNS]
     at += p * COLUMNS
     for q in range(p):
-        b.ntotems[q], at = _read_list(rec, at, b.totems[q])
+        b[NTOTEMS + q] = rec[at]
+        at = _read_list(rec, at, b, TOTEMS + TOTEM_CAP * q)
     for q in range(p):
-        b.ncopies[q], at = _read_list(rec, at, b.copies[q])
-    sc[S_NOFFER], at = _read_list(rec, at, b.offer)
-    sc[S_NUSED], at = _read_list(rec, at, b.used)
+        b[NCOPIES + q] = rec[at]
+        at = _read_list(rec, at, b, COPIES + TOTEM_CAP * q)
+    b[S_NOFFER] = rec[at]
+    at = _read_list(rec, at, b, OFFER)
+    b[S_NUSED] = rec[at]
+    at = _read_list(rec, at, b, USED)
     for c in range(COLUMNS):
-        _, at = _read_list(rec, at, b.covered[c])
+        at = _read_list(rec, at, b, COVERED + CHAMBER_CAP * c)
 
 
 @numba.njit(cache=True)
-def _open_chambers(b: Board, t: Tables, column: int) -> int:
+def _open_chambers(b: np.ndarray, t: np.ndarray, column: int) -> int:
+    """Chambers of `column` without a rock."""
     n = 0
-    for i in range(t.col_len[column]):
-        n += b.covered[column, i] == 0
+    at = COVERED + CHAMBER_CAP * column
+    for i in range(t[T_COL_LEN + column]):
+        n += b[at + i] == 0
     return n
 
 
 @numba.njit(cache=True)
-def _options(b: Board, t: Tables, kind: int, arg: int) -> int:
-    """Write the codes of the legal actions of a decision (kind, arg) into b.opts; their number.
-    Same sets as CibolaState._legal_actions (a zero means the decision is skipped)."""
-    opts, n = b.opts, 0
+def _options(b: np.ndarray, t: np.ndarray, kind: int, arg: int) -> int:
+    """Write the codes of the legal actions of a decision (kind, arg) to b[OPTS:]; their number.
+    Same sets as CibolaState._legal_actions (none: the decision is skipped)."""
+    n = 0
     if kind == TAKE:
         for s in range(CARDS_PER_ROUND):
-            if b.row[s] >= 0:
-                opts[n] = TAKE * CODE_BASE + s
+            if b[ROW + s] >= 0:
+                b[OPTS + n] = TAKE * CODE_BASE + s
                 n += 1
     elif kind == ROCK:
-        if t.rocks - b.sc[S_PLACED] <= 0:
+        if t[T_ROCKS] - b[S_PLACED] <= 0:
             return 0
         for c in range(COLUMNS):
             # `cibola/symbol/last-chamber`: a column's last open chamber is never covered.
             if _open_chambers(b, t, c) >= 2:
-                for i in range(t.col_len[c]):
-                    if b.covered[c, i] == 0:
-                        opts[n] = ROCK * CODE_BASE + c * CHAMBER_STRIDE + i
+                for i in range(t[T_COL_LEN + c]):
+                    if b[COVERED + CHAMBER_CAP * c + i] == 0:
+                        b[OPTS + n] = ROCK * CODE_BASE + c * CHAMBER_STRIDE + i
                         n += 1
     elif kind == TOTEM:
-        for i in range(b.sc[S_NOFFER]):
-            opts[n] = TOTEM * CODE_BASE + b.offer[i]
+        for i in range(b[S_NOFFER]):
+            b[OPTS + n] = TOTEM * CODE_BASE + b[OFFER + i]
             n += 1
     elif kind == MOVE:
-        step = t.totem_amount[arg]
+        step = t[T_AMOUNT + arg]
+        down = 1 if step > 0 else 0
         for c in range(COLUMNS):
             if _open_chambers(b, t, c) < 2:
                 continue
-            for i in range(t.col_len[c]):
+            at, size = COVERED + CHAMBER_CAP * c, t[T_COL_LEN + c]
+            for i in range(size):
                 j = i + step
-                if b.covered[c, i] == 1 and 0 <= j < t.col_len[c] and b.covered[c, j] == 0:
-                    opts[n] = MOVE * CODE_BASE + (c * CHAMBER_STRIDE + i) * 2 + (1 if step > 0 else 0)
+                if b[at + i] == 1 and 0 <= j < size and b[at + j] == 0:
+                    b[OPTS + n] = MOVE * CODE_BASE + (c * CHAMBER_STRIDE + i) * 2 + down
                     n += 1
     elif kind == COPY:
-        for i in range(b.sc[S_NUSED]):
-            u = b.used[i]
-            if t.totem_effect[u] != E_COPY:
-                opts[n] = COPY * CODE_BASE + u
+        for i in range(b[S_NUSED]):
+            u = b[USED + i]
+            if t[T_EFFECT + u] != E_COPY:
+                b[OPTS + n] = COPY * CODE_BASE + u
                 n += 1
     return n
 
 
 @numba.njit(cache=True)
-def _push_front(b: Board, kind: int, player: int, arg: int) -> None:
-    h = b.sc[S_HEAD] - 1
-    b.pend[h, 0], b.pend[h, 1], b.pend[h, 2] = kind, player, arg
-    b.sc[S_HEAD] = h
+def _push_front(b: np.ndarray, kind: int, player: int, arg: int) -> None:
+    h = b[S_HEAD] - 1
+    b[PEND + 3 * h], b[PEND + 3 * h + 1], b[PEND + 3 * h + 2] = kind, player, arg
+    b[S_HEAD] = h
 
 
 @numba.njit(cache=True)
-def _push_back(b: Board, kind: int, player: int, arg: int) -> None:
-    e = b.sc[S_TAIL]
-    b.pend[e, 0], b.pend[e, 1], b.pend[e, 2] = kind, player, arg
-    b.sc[S_TAIL] = e + 1
+def _push_back(b: np.ndarray, kind: int, player: int, arg: int) -> None:
+    e = b[S_TAIL]
+    b[PEND + 3 * e], b[PEND + 3 * e + 1], b[PEND + 3 * e + 2] = kind, player, arg
+    b[S_TAIL] = e + 1
 
 
 @numba.njit(cache=True)
-def _clear_queue(b: Board) -> None:
-    b.sc[S_HEAD] = PEND_MID
-    b.sc[S_TAIL] = PEND_MID
+def _pop_front(b: np.ndarray) -> None:
+    """Drop the queue's head; an emptied queue starts again at PEND_MID."""
+    b[S_HEAD] += 1
+    if b[S_HEAD] == b[S_TAIL]:
+        b[S_HEAD], b[S_TAIL] = PEND_MID, PEND_MID
 
 
 @numba.njit(cache=True)
-def _start_round(b: Board) -> None:
+def _start_round(b: np.ndarray) -> None:
     """Reveal up to 4 cards and open the sealed send (CibolaState._start_round)."""
-    sc = b.sc
-    sc[S_ROUND] += 1
+    b[S_ROUND] += 1
     for s in range(CARDS_PER_ROUND):
-        if sc[S_DTOP] < sc[S_DEND]:
-            b.row[s] = b.deck[sc[S_DTOP]]
-            sc[S_DTOP] += 1
+        if b[S_DTOP] < b[S_DEND]:
+            b[ROW + s] = b[DECK + b[S_DTOP]]
+            b[S_DTOP] += 1
         else:
-            b.row[s] = -1
-    sc[S_STAGE], sc[S_NORDER], sc[S_LAST] = ST_SEND, 0, -1
-    for q in range(sc[S_P]):
-        b.sealed[q] = -1
+            b[ROW + s] = -1
+    b[S_STAGE], b[S_NORDER], b[S_LAST] = ST_SEND, 0, -1
+    b[SEALED: SEALED + b[S_P]] = -1
 
 
 @numba.njit(cache=True)
-def _set_order(b: Board) -> None:
+def _set_order(b: np.ndarray) -> None:
     """Most explorers sent first; ties clockwise from the torch keeper (obtain_order)."""
-    p, torch = b.sc[S_P], b.sc[S_TORCH]
+    p, torch = b[S_P], b[S_TORCH]
     for i in range(p):
-        b.order[i] = (torch + i) % p
+        b[ORDER + i] = (torch + i) % p
     for i in range(1, p):  # a stable insertion sort keeps the seat order among ties
-        q = b.order[i]
+        q = b[ORDER + i]
         j = i - 1
-        while j >= 0 and b.sealed[b.order[j]] < b.sealed[q]:
-            b.order[j + 1] = b.order[j]
+        while j >= 0 and b[SEALED + b[ORDER + j]] < b[SEALED + q]:
+            b[ORDER + j + 1] = b[ORDER + j]
             j -= 1
-        b.order[j + 1] = q
-    b.sc[S_NORDER] = p
+        b[ORDER + j + 1] = q
+    b[S_NORDER] = p
 
 
 @numba.njit(cache=True)
-def _reveal_sends(b: Board, t: Tables) -> None:
+def _reveal_sends(b: np.ndarray, t: np.ndarray) -> None:
     """Sends revealed, the camp shared among zero-senders, the takes queued (_reveal_sends)."""
-    sc = b.sc
-    p = sc[S_P]
+    p = b[S_P]
     zero = 0
     for q in range(p):
-        b.explorers[q] -= b.sealed[q]
-        b.in_temple[q] = b.sealed[q]
-        zero += b.sealed[q] == 0
-    if zero > 0:
-        each = sc[S_CAMP] // zero
+        b[EXPLORERS + q] -= b[SEALED + q]
+        b[IN_TEMPLE + q] = b[SEALED + q]
+        zero += b[SEALED + q] == 0
+    if zero > 0:  # `cibola/send/camp-share`
+        each = b[S_CAMP] // zero
         for q in range(p):
-            if b.sealed[q] == 0:
-                b.explorers[q] += each
-        sc[S_CAMP] -= each * zero
+            if b[SEALED + q] == 0:
+                b[EXPLORERS + q] += each
+        b[S_CAMP] -= each * zero
     _set_order(b)
     cards = 0
     for s in range(CARDS_PER_ROUND):
-        cards += b.row[s] >= 0
-    _clear_queue(b)
+        cards += b[ROW + s] >= 0
+    b[S_HEAD], b[S_TAIL] = PEND_MID, PEND_MID
     if p == 2:  # `cibola/obtain/two-players`: they alternate until the row is empty
         for i in range(cards):
-            _push_back(b, TAKE, b.order[i % 2], -1)
+            _push_back(b, TAKE, b[ORDER + i % 2], -1)
     else:
         for i in range(min(cards, p)):
-            _push_back(b, TAKE, b.order[i], -1)
-    sc[S_STAGE] = ST_OBTAIN
+            _push_back(b, TAKE, b[ORDER + i], -1)
+    b[S_STAGE] = ST_OBTAIN
     _advance(b, t)
 
 
 @numba.njit(cache=True)
-def _discard_leftovers(b: Board, t: Tables) -> None:
+def _discard_leftovers(b: np.ndarray, t: np.ndarray) -> None:
     """Explorers back to the camp; cards left go to the box, the top sender places their rocks."""
-    sc = b.sc
-    for q in range(sc[S_P]):
-        sc[S_CAMP] += b.in_temple[q]
-        b.in_temple[q] = 0
+    for q in range(b[S_P]):
+        b[S_CAMP] += b[IN_TEMPLE + q]
+        b[IN_TEMPLE + q] = 0
     for s in range(CARDS_PER_ROUND):
-        c = b.row[s]
+        c = b[ROW + s]
         if c >= 0:
-            b.row[s] = -1
-            if t.card_symbol[c] == SYM_ROCK:
-                _push_back(b, ROCK, b.order[0], c)
+            b[ROW + s] = -1
+            if t[T_CARD_SYMBOL + c] == SYM_ROCK:
+                _push_back(b, ROCK, b[ORDER], c)
 
 
 @numba.njit(cache=True)
-def _end_round(b: Board, t: Tables) -> None:
+def _end_round(b: np.ndarray, t: np.ndarray) -> None:
     """The last taker takes the torch; a new round, or the final copies when the deck is out."""
-    sc = b.sc
-    if sc[S_LAST] >= 0:
-        sc[S_TORCH] = sc[S_LAST]
-    if sc[S_DTOP] < sc[S_DEND]:
+    if b[S_LAST] >= 0:
+        b[S_TORCH] = b[S_LAST]
+    if b[S_DTOP] < b[S_DEND]:
         _start_round(b)
         return
-    sc[S_STAGE] = ST_FINAL
-    for q in range(sc[S_P]):
-        for i in range(b.ntotems[q]):
-            if t.totem_effect[b.totems[q, i]] == E_COPY:
-                _push_back(b, COPY, q, b.totems[q, i])
+    b[S_STAGE] = ST_FINAL
+    for q in range(b[S_P]):
+        for i in range(b[NTOTEMS + q]):
+            totem = b[TOTEMS + TOTEM_CAP * q + i]
+            if t[T_EFFECT + totem] == E_COPY:
+                _push_back(b, COPY, q, totem)
 
 
 @numba.njit(cache=True)
-def _advance(b: Board, t: Tables) -> None:
+def _advance(b: np.ndarray, t: np.ndarray) -> None:
     """Skip impossible decisions and pass the ends of stages until someone decides (_advance)."""
-    sc = b.sc
     while True:
-        if sc[S_HEAD] < sc[S_TAIL]:
-            h = sc[S_HEAD]
-            if _options(b, t, b.pend[h, 0], b.pend[h, 2]) > 0:
+        if b[S_HEAD] < b[S_TAIL]:
+            h = PEND + 3 * b[S_HEAD]
+            if _options(b, t, b[h], b[h + 2]) > 0:
                 return
-            sc[S_HEAD] = h + 1
-            if sc[S_HEAD] == sc[S_TAIL]:
-                _clear_queue(b)
-        elif sc[S_STAGE] == ST_OBTAIN:
+            _pop_front(b)
+        elif b[S_STAGE] == ST_OBTAIN:
             _discard_leftovers(b, t)
-            sc[S_STAGE] = ST_ROUND_END
-        elif sc[S_STAGE] == ST_ROUND_END:
+            b[S_STAGE] = ST_ROUND_END
+        elif b[S_STAGE] == ST_ROUND_END:
             _end_round(b, t)
-            if sc[S_STAGE] == ST_SEND:
+            if b[S_STAGE] == ST_SEND:
                 return
-        elif sc[S_STAGE] == ST_FINAL:
-            sc[S_STAGE] = ST_OVER
+        elif b[S_STAGE] == ST_FINAL:
+            b[S_STAGE] = ST_OVER
             return
         else:
             return
 
 
 @numba.njit(cache=True)
-def _take(b: Board, t: Tables, player: int, slot: int) -> None:
+def _take(b: np.ndarray, t: np.ndarray, player: int, slot: int) -> None:
     """Sent explorers to the camp, the card to the player; its symbol becomes a decision."""
-    sc = b.sc
-    sc[S_CAMP] += b.in_temple[player]
-    b.in_temple[player] = 0
-    c = b.row[slot]
-    b.row[slot] = -1
+    b[S_CAMP] += b[IN_TEMPLE + player]
+    b[IN_TEMPLE + player] = 0
+    c = b[ROW + slot]
+    b[ROW + slot] = -1
     for k in range(COLUMNS):
-        b.counts[player, k] += t.card_counts[c, k]
-    sc[S_LAST] = player
-    if t.card_symbol[c] == SYM_ROCK:
+        b[COUNTS + COLUMNS * player + k] += t[T_CARD_COUNTS + COLUMNS * c + k]
+    b[S_LAST] = player
+    symbol = t[T_CARD_SYMBOL + c]
+    if symbol == SYM_ROCK:
         _push_front(b, ROCK, player, c)
-    elif t.card_symbol[c] == SYM_TOTEM:
+    elif symbol == SYM_TOTEM:
         _push_front(b, TOTEM, player, c)
 
 
 @numba.njit(cache=True)
-def _perform(b: Board, t: Tables, player: int, totem: int) -> None:
+def _perform(b: np.ndarray, t: np.ndarray, player: int, totem: int) -> None:
     """An immediate totem acts at once; end totems act in scoring (_perform)."""
-    effect = t.totem_effect[totem]
+    effect = t[T_EFFECT + totem]
     if effect == E_MOVE:
         _push_front(b, MOVE, player, totem)
     elif effect == E_TAKE_EXPLORERS:
-        n = min(t.totem_amount[totem], b.sc[S_CAMP])
-        b.sc[S_CAMP] -= n
-        b.explorers[player] += n
+        n = min(t[T_AMOUNT + totem], b[S_CAMP])
+        b[S_CAMP] -= n
+        b[EXPLORERS + player] += n
 
 
 @numba.njit(cache=True)
-def _choose_totem(b: Board, t: Tables, player: int, totem: int) -> None:
-    sc = b.sc
+def _choose_totem(b: np.ndarray, t: np.ndarray, player: int, totem: int) -> None:
+    """The totem leaves the offer (the others keep their order) for the player's hand."""
     k = 0
-    while b.offer[k] != totem:
+    while b[OFFER + k] != totem:
         k += 1
-    for i in range(k, sc[S_NOFFER] - 1):
-        b.offer[i] = b.offer[i + 1]
-    sc[S_NOFFER] -= 1
-    b.totems[player, b.ntotems[player]] = totem
-    b.ntotems[player] += 1
-    b.used[sc[S_NUSED]] = totem
-    sc[S_NUSED] += 1
+    for i in range(k, b[S_NOFFER] - 1):
+        b[OFFER + i] = b[OFFER + i + 1]
+    b[S_NOFFER] -= 1
+    b[TOTEMS + TOTEM_CAP * player + b[NTOTEMS + player]] = totem
+    b[NTOTEMS + player] += 1
+    b[USED + b[S_NUSED]] = totem
+    b[S_NUSED] += 1
     _perform(b, t, player, totem)
 
 
 @numba.njit(cache=True)
-def _apply(b: Board, t: Tables, player: int, code: int) -> None:
-    """Apply a decision of the queue's head (not a send): pop it, act, advance (_apply)."""
-    b.sc[S_HEAD] += 1
-    if b.sc[S_HEAD] == b.sc[S_TAIL]:
-        _clear_queue(b)
+def _apply(b: np.ndarray, t: np.ndarray, player: int, code: int) -> None:
+    """Apply the decision at the queue's head (not a send): pop it, act, advance (_apply)."""
+    _pop_front(b)
     kind, payload = code // CODE_BASE, code % CODE_BASE
     if kind == TAKE:
         _take(b, t, player, payload)
     elif kind == ROCK:
-        b.covered[payload // CHAMBER_STRIDE, payload % CHAMBER_STRIDE] = 1
-        b.sc[S_PLACED] += 1
+        b[COVERED + CHAMBER_CAP * (payload // CHAMBER_STRIDE) + payload % CHAMBER_STRIDE] = 1
+        b[S_PLACED] += 1
     elif kind == TOTEM:
         _choose_totem(b, t, player, payload)
     elif kind == MOVE:
         where = payload // 2
-        column, here = where // CHAMBER_STRIDE, where % CHAMBER_STRIDE
-        b.covered[column, here] = 0
-        b.covered[column, here + (1 if payload % 2 else -1)] = 1
+        at = COVERED + CHAMBER_CAP * (where // CHAMBER_STRIDE) + where % CHAMBER_STRIDE
+        b[at] = 0
+        b[at + (1 if payload % 2 else -1)] = 1
     else:
-        b.copies[player, b.ncopies[player]] = payload
-        b.ncopies[player] += 1
+        b[COPIES + TOTEM_CAP * player + b[NCOPIES + player]] = payload
+        b[NCOPIES + player] += 1
         _perform(b, t, player, payload)
     _advance(b, t)
 
 
 @numba.njit(cache=True)
-def _effect_ids(b: Board, player: int, out: np.ndarray) -> int:
+def _effects(b: np.ndarray, player: int, out: np.ndarray) -> int:
     """The player's totems then copied totems (CibolaState._effects), into `out`; how many."""
-    n = 0
-    for i in range(b.ntotems[player]):
-        out[n] = b.totems[player, i]
-        n += 1
-    for i in range(b.ncopies[player]):
-        out[n] = b.copies[player, i]
-        n += 1
-    return n
+    n = b[NTOTEMS + player]
+    out[:n] = b[TOTEMS + TOTEM_CAP * player: TOTEMS + TOTEM_CAP * player + n]
+    m = b[NCOPIES + player]
+    out[n: n + m] = b[COPIES + TOTEM_CAP * player: COPIES + TOTEM_CAP * player + m]
+    return n + m
 
 
 @numba.njit(cache=True)
-def _score(b: Board, t: Tables, scores: np.ndarray) -> None:
+def _score(b: np.ndarray, t: np.ndarray, scores: np.ndarray) -> None:
     """Final points per player (CibolaState.score_sheet)."""
-    p = b.sc[S_P]
-    counts = b.counts[:p].copy()
-    effects = np.zeros(2 * TOTEM_CAP, np.int64)
-    for q in range(p):
-        n = _effect_ids(b, q, effects)
-        for k in range(n):
+    p = b[S_P]
+    counts = b[COUNTS: COUNTS + p * COLUMNS].copy()
+    effects = np.empty(2 * TOTEM_CAP, np.int64)
+    for q in range(p):  # `cibola/totem/cancel-skulls` before any majority is judged
+        for k in range(_effects(b, q, effects)):
             e = effects[k]
-            if t.totem_effect[e] == E_CANCEL:
-                i = t.totem_treasure[e]
-                counts[q, i] = max(0, counts[q, i] - t.totem_amount[e])
+            if t[T_EFFECT + e] == E_CANCEL:
+                i = COLUMNS * q + t[T_TREASURE + e]
+                counts[i] = max(0, counts[i] - t[T_AMOUNT + e])
     for q in range(p):
-        n = _effect_ids(b, q, effects)
+        n = _effects(b, q, effects)
         per_explorer = 0
         for k in range(n):
-            if t.totem_effect[effects[k]] == E_EXPLORER:
-                per_explorer += t.totem_amount[effects[k]]
-        x = b.explorers[q]
+            if t[T_EFFECT + effects[k]] == E_EXPLORER:
+                per_explorer += t[T_AMOUNT + effects[k]]
+        x = b[EXPLORERS + q]
         total = x // 2 + x * per_explorer
         for c in range(COLUMNS):
-            first = 0
-            while b.covered[c, first] == 1:
+            first = 0  # `cibola/score/visible-value`: the first open chamber from the top
+            while b[COVERED + CHAMBER_CAP * c + first] == 1:
                 first += 1
-            value, bonus = t.col_values[c, first], 0
+            value, bonus = t[T_COL_VALUES + CHAMBER_CAP * c + first], 0
             for k in range(n):
                 e = effects[k]
-                if t.totem_treasure[e] == c:
-                    if t.totem_effect[e] == E_VALUE:
-                        value = t.totem_amount[e]
-                    elif t.totem_effect[e] == E_BONUS:
-                        bonus += t.totem_amount[e]
-            have = counts[q, c]
-            if t.col_majority[c] == 0:
+                if t[T_TREASURE + e] == c:
+                    if t[T_EFFECT + e] == E_VALUE:
+                        value = t[T_AMOUNT + e]
+                    elif t[T_EFFECT + e] == E_BONUS:
+                        bonus += t[T_AMOUNT + e]
+            have = counts[COLUMNS * q + c]
+            if t[T_COL_MAJORITY + c] == 0:
                 total += have * (value + bonus)
             else:
                 best = 0
                 for r in range(p):
-                    best = max(best, counts[r, c])
+                    best = max(best, counts[COLUMNS * r + c])
                 if have == best and have > 0:
                     total += value
                 total += have * bonus
@@ -607,42 +603,42 @@ def _score(b: Board, t: Tables, scores: np.ndarray) -> None:
 
 
 @numba.njit(cache=True)
-def _winners(b: Board, scores: np.ndarray, winners: np.ndarray) -> None:
+def _winners(b: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> None:
     """The most points; ties to more explorers left; still tied: all (CibolaState.winners)."""
-    p = b.sc[S_P]
     best = 0
-    for q in range(1, p):
+    for q in range(1, b[S_P]):
         if scores[q] > scores[best] or (scores[q] == scores[best]
-                                        and b.explorers[q] > b.explorers[best]):
+                                        and b[EXPLORERS + q] > b[EXPLORERS + best]):
             best = q
-    for q in range(p):
-        winners[q] = scores[q] == scores[best] and b.explorers[q] == b.explorers[best]
+    for q in range(b[S_P]):
+        winners[q] = scores[q] == scores[best] and b[EXPLORERS + q] == b[EXPLORERS + best]
 
 
 @numba.njit(cache=True)
-def _play(b: Board, t: Tables, log: np.ndarray, pos: int) -> int:
+def _play(b: np.ndarray, t: np.ndarray, log: np.ndarray, pos: int) -> int:
     """Play the loaded game to the end, logging rows from `pos`; the next row, or -1 when the
     log is full. Sealed sends are logged in ascending player order."""
-    sc = b.sc
     cap = log.shape[0]
-    while sc[S_STAGE] != ST_OVER:
-        if sc[S_STAGE] == ST_SEND:
-            for q in range(sc[S_P]):
-                if b.sealed[q] < 0:
+    while b[S_STAGE] != ST_OVER:
+        if b[S_STAGE] == ST_SEND:
+            for q in range(b[S_P]):
+                if b[SEALED + q] < 0:
                     if pos >= cap:
                         return -1
-                    n = b.explorers[q] + 1
-                    b.sealed[q] = np.random.randint(0, n)
-                    log[pos, 0], log[pos, 1], log[pos, 2] = q, SEND * CODE_BASE + b.sealed[q], n
+                    n = b[EXPLORERS + q] + 1
+                    b[SEALED + q] = np.random.randint(0, n)
+                    log[pos, 0], log[pos, 1], log[pos, 2] = q, SEND * CODE_BASE + b[SEALED + q], n
                     pos += 1
             _reveal_sends(b, t)
         else:
-            if sc[S_HEAD] >= sc[S_TAIL] or pos >= cap:
-                return -1 if pos >= cap else pos
-            h = sc[S_HEAD]
-            player = b.pend[h, 1]
-            n = _options(b, t, b.pend[h, 0], b.pend[h, 2])
-            code = b.opts[np.random.randint(0, n)]
+            if b[S_HEAD] >= b[S_TAIL]:  # nobody to move: the state was over already
+                return pos
+            if pos >= cap:
+                return -1
+            h = PEND + 3 * b[S_HEAD]
+            player = b[h + 1]
+            n = _options(b, t, b[h], b[h + 2])
+            code = b[OPTS + np.random.randint(0, n)]
             log[pos, 0], log[pos, 1], log[pos, 2] = player, code, n
             pos += 1
             _apply(b, t, player, code)
@@ -650,15 +646,16 @@ def _play(b: Board, t: Tables, log: np.ndarray, pos: int) -> int:
 
 
 @numba.njit(cache=True)
-def play_batch(records: np.ndarray, starts: np.ndarray, t: Tables, seed: int, log: np.ndarray,
-               offsets: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> int:
-    """Play every game whose record starts at `starts[g]` to the end; 0, or -1 if `log` is full."""
+def play_batch(records: np.ndarray, starts: np.ndarray, t: np.ndarray, seed: int,
+               log: np.ndarray, offsets: np.ndarray, scores: np.ndarray,
+               winners: np.ndarray) -> int:
+    """Play every game whose record starts at records[starts[g]] to the end, writing the log
+    rows, offsets, scores and winners; 0, or -1 if `log` is full."""
     np.random.seed(seed)
-    b = _new_board()
+    b = np.zeros(BOARD_SIZE, np.int64)
     pos = 0
     for g in range(starts.shape[0]):
         offsets[g] = pos
-        b.covered[:] = 0
         _load(b, records, starts[g])
         pos = _play(b, t, log, pos)
         if pos < 0:

@@ -22,9 +22,9 @@ from geomsim.registry import load_game
 
 # Engine commands kept in other modules: name -> "module:attribute".
 LAZY_COMMANDS = {
-    "run": "geomsim.scenario:run_command",
-    "check": "geomsim.scenario:check_command",
-    "replay": "geomsim.scenario:replay_command",
+    "run": "geomsim.scenario.commands:run_command",
+    "check": "geomsim.scenario.commands:check_command",
+    "replay": "geomsim.scenario.commands:replay_command",
     "analyze": "geomsim.analysis:analyze_command",
 }
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from geomsim import cli, scenario as sc
+from geomsim import cli, registry
+from geomsim import scenario as sc
 from geomsim.registry import load_game
 from tests.toygames import BidGame, GridGame, GridState
 
@@ -76,7 +77,7 @@ def toy_or_real(name):
 @pytest.fixture
 def toys(monkeypatch):
     """Let scenario files (and logs) name the toy games."""
-    monkeypatch.setattr(sc, "load_game", toy_or_real)
+    monkeypatch.setattr(registry, "load_game", toy_or_real)
 
 
 GRID = """\

@@ -1,0 +1,248 @@
+"""The expectations a scenario checks after its steps, and their verdicts."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from geomsim.rules import Event, State
+from geomsim.scenario.model import Expectation, Scenario, as_list, contributed_kinds
+from geomsim.scenario.source import describe, field_name
+
+
+@dataclass
+class Moment:
+    """What an expectation sees: the state after a step and the events of that step."""
+
+    scenario: Scenario
+    state: State
+    events: list[Event]
+
+
+Outcome = tuple[bool, str]
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _resolve(moment: Moment, exp: Expectation) -> int:
+    """The player of a legal / illegal probe (the one to move when the file names none)."""
+    if exp.player is not None:
+        return exp.player
+    movers = moment.state.to_move()
+    if len(movers) != 1:
+        raise ValueError("name the player: " + ("the game is over" if not movers else
+                         f"players {', '.join(map(str, movers))} are to move"))
+    return movers[0]
+
+
+def expect_legal(moment: Moment, exp: Expectation) -> Outcome:
+    player = _resolve(moment, exp)
+    verdict = moment.state.check(exp.action, player)
+    what = f"{moment.scenario.label(player)}: {exp.text}"
+    if verdict.ok:
+        return True, f"{what!r} is legal"
+    return False, f"{what!r} is illegal, expected legal: {verdict}"
+
+
+def expect_illegal(moment: Moment, exp: Expectation) -> Outcome:
+    player = _resolve(moment, exp)
+    verdict = moment.state.check(exp.action, player)
+    what = f"{moment.scenario.label(player)}: {exp.text}"
+    wanted = as_list(exp.spec.get("rule", []))
+    by = f" by {', '.join(wanted)}" if wanted else ""
+    if verdict.ok:
+        return False, f"{what!r} is legal, expected illegal{by}"
+    missing = [r for r in wanted if r not in verdict.rules]
+    if missing:
+        return False, f"{what!r} is illegal by {', '.join(verdict.rules)}, expected{by}: {verdict}"
+    return True, f"{what!r} is illegal: {verdict}"
+
+
+def expect_score(moment: Moment, exp: Expectation) -> Outcome:
+    actual = moment.state.scores()[exp.player]
+    text = f"score of {moment.scenario.who(exp.player)} is {_num(actual)}"
+    wanted = exp.spec["score"]
+    return (True, text) if _same(actual, wanted) else (False, f"{text}, expected {_num(wanted)}")
+
+
+def expect_scores(moment: Moment, exp: Expectation) -> Outcome:
+    actual, wanted = list(moment.state.scores()), exp.spec["scores"]
+    text = f"scores are {', '.join(map(_num, actual))}"
+    ok = len(actual) == len(wanted) and all(map(_same, actual, wanted))
+    return (True, text) if ok else (False, f"{text}, expected {', '.join(map(_num, wanted))}")
+
+
+def _players(scenario: Scenario, players: Sequence[int]) -> str:
+    return ", ".join(scenario.who(p) for p in players) or "nobody"
+
+
+def expect_winners(moment: Moment, exp: Expectation) -> Outcome:
+    wanted = sorted([exp.spec["winner"]] if "winner" in exp.spec else exp.spec["winners"])
+    actual = sorted(moment.state.winners())
+    over = "" if moment.state.is_over() else " (the game is not over)"
+    text = f"winners: {_players(moment.scenario, actual)}{over}"
+    return (True, text) if actual == wanted else (False, f"{text}, expected {_players(moment.scenario, wanted)}")
+
+
+def expect_over(moment: Moment, exp: Expectation) -> Outcome:
+    over = moment.state.is_over()
+    text = "the game is over" if over else "the game is not over"
+    if over == exp.spec["over"]:
+        return True, text
+    return False, f"{text}, expected it {'' if exp.spec['over'] else 'not '}to be"
+
+
+def expect_to_move(moment: Moment, exp: Expectation) -> Outcome:
+    actual, wanted = sorted(moment.state.to_move()), sorted(exp.spec["to_move"])
+    text = f"to move: {_players(moment.scenario, actual)}"
+    return (True, text) if actual == wanted else (False, f"{text}, expected {_players(moment.scenario, wanted)}")
+
+
+COMPARATORS = ("equals", "contains", "length", "at_least", "at_most")
+
+
+_PATH_TOKEN = re.compile(r"""([^.\[\]"']+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]""")
+
+
+def property_path(text: str) -> list[str | int]:
+    """Parse ``a.b[2].c`` (or ``a.b.2.c``; keys with dots or commas quoted: ``a["0,-1"]``) into
+    keys and indices; `ValueError` if malformed."""
+    parts: list[str | int] = []
+    pos = 0
+    for match in _PATH_TOKEN.finditer(text):
+        between = text[pos:match.start()]
+        if between not in ("", ".") or (between == "" and pos and match.group(1)):
+            break
+        word, index, quoted = match.group(1), match.group(2), match.group(3) or match.group(4)
+        if word is None and index is None and quoted is None:
+            quoted = ""  # [""] names the empty key
+        parts.append(word if word is not None else int(index) if index is not None else quoted)
+        pos = match.end()
+    else:
+        if pos == len(text) and parts:
+            return parts
+    raise ValueError(f"malformed property path {text!r}: write keys and indices like players[1].score")
+
+
+def lookup(data: Any, parts: Sequence[str | int]) -> Any:
+    """The value at `parts` in JSON-like data; `LookupError` naming where the path stops."""
+    for done, part in enumerate(parts):
+        here = _path_text(parts[:done])
+        if isinstance(data, Mapping):
+            if str(part) not in data:
+                keys = ", ".join(map(str, list(data)[:12])) or "none"
+                raise LookupError(f"no key {str(part)!r} in {here} (keys: {keys})")
+            data = data[str(part)]
+        elif isinstance(data, (list, tuple)):
+            try:
+                data = data[int(part)]
+            except (ValueError, IndexError):
+                raise LookupError(f"no item {part!r} in {here} (a list of {len(data)})") from None
+        else:
+            raise LookupError(f"{here} is {describe(data)}, not a mapping or a list")
+    return data
+
+
+def _path_text(parts: Sequence[str | int]) -> str:
+    return field_name(tuple(parts)) or "the root"
+
+
+def plain(value: Any) -> Any:
+    """JSON-like data with tuples as lists, string keys and numpy scalars as Python numbers."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):
+        return value.item()
+    return value
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def expect_property(moment: Moment, exp: Expectation) -> Outcome:
+    spec = exp.spec
+    source = moment.state.observe(exp.player) if spec.get("of") == "observe" else moment.state.to_dict()
+    of = f"observe({exp.player})" if spec.get("of") == "observe" else "state"
+    try:
+        value = plain(lookup(plain(source), property_path(spec["property"])))
+    except LookupError as e:
+        return False, f"{of} {spec['property']}: {e.args[0]}"
+    text = f"{of} {spec['property']} is {_short(value)}"
+    problems = [p for p in (_compare(value, k, spec[k]) for k in COMPARATORS if k in spec) if p]
+    return (False, f"{text}: {'; '.join(problems)}") if problems else (True, text)
+
+
+def _compare(value: Any, how: str, wanted: Any) -> str | None:
+    """Why `value` fails the comparison `how` with `wanted`, or None when it holds."""
+    try:
+        if how == "equals":
+            ok = value == plain(wanted) or (_is_number(value) and _is_number(wanted) and _same(value, wanted))
+            return None if ok else f"expected {_short(plain(wanted))}"
+        if how == "contains":
+            return None if plain(wanted) in value else f"expected it to contain {_short(plain(wanted))}"
+        if how == "length":
+            return None if len(value) == wanted else f"length {len(value)}, expected {wanted}"
+        if how == "at_least":
+            return None if value >= wanted else f"expected at least {_num(wanted)}"
+        return None if value <= wanted else f"expected at most {_num(wanted)}"
+    except TypeError:
+        return f"cannot compare {describe(value)} ({how} {_short(wanted)})"
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def expect_event(moment: Moment, exp: Expectation) -> Outcome:
+    spec = exp.spec
+    data = plain(spec.get("data", {}))
+
+    def matches(e: Event) -> bool:
+        if e.kind != spec["event"] or ("player" in spec and e.player != spec["player"]):
+            return False
+        got = plain(e.data)
+        return all(k in got and got[k] == v for k, v in data.items())
+
+    found = [e for e in moment.events if matches(e)]
+    what = f"event {spec['event']!r}" + (f" of {moment.scenario.who(spec['player'])}" if "player" in spec else "") \
+        + (f" with {_short(data)}" if data else "")
+    count = spec.get("count")
+    ok = len(found) == count if count is not None else bool(found)
+    text = f"{len(found)} x {what}"
+    if ok:
+        return True, text
+    kinds = ", ".join(sorted({e.kind for e in moment.events})) or "none"
+    expected = f"exactly {count}" if count is not None else "at least 1"
+    return False, f"{text}, expected {expected} (events of this step: {kinds})"
+
+
+CORE_EXPECTATIONS: dict[str, Callable[[Moment, Expectation], Outcome]] = {
+    "legal": expect_legal, "illegal": expect_illegal, "score": expect_score, "scores": expect_scores,
+    "winner": expect_winners, "winners": expect_winners, "over": expect_over, "to_move": expect_to_move,
+    "property": expect_property, "event": expect_event,
+}
+
+
+def evaluate(moment: Moment, exp: Expectation) -> Outcome:
+    """Check one expectation at a moment: (passes, what was found)."""
+    core = CORE_EXPECTATIONS.get(exp.kind)
+    if core is not None:
+        return core(moment, exp)
+    fn = contributed_kinds(moment.scenario.game, "expectations")[exp.kind]
+    spec = {k: v for k, v in exp.spec.items() if k != "note"}
+    ok, message = fn(moment.state, spec)
+    return bool(ok), str(message)

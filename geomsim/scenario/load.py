@@ -1,0 +1,316 @@
+"""Loading a scenario file: YAML and schema checks, then the game's own checks of every step."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from geomsim import registry
+from geomsim.registry import UnknownGame
+from geomsim.rules import Action, Game
+from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, property_path
+from geomsim.scenario.model import (
+    END,
+    Expectation,
+    GameLoader,
+    Output,
+    Scenario,
+    Step,
+    as_list,
+    contributed_kinds,
+)
+from geomsim.scenario.run import CORE_OUTPUTS
+from geomsim.scenario.source import (
+    FieldPath,
+    ScenarioError,
+    Source,
+    check_schema,
+    describe,
+    field_name,
+    parse_yaml,
+    part_validator,
+    reason,
+    schema,
+    top_validator,
+)
+
+STEP_FIELDS = ("action", "player", "name", "note", "expect")
+
+
+def load_scenario(path: str | Path, *, load: GameLoader | None = None) -> Scenario:
+    """Read and validate a scenario file; `ScenarioError` (file, line, field) if malformed."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(str(path), None, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
+    return build_scenario(parse_yaml(text, str(path)), path, load=load)
+
+
+def parse_scenario(text: str, path: str | Path = "<string>", *, load: GameLoader | None = None) -> Scenario:
+    """A scenario from YAML text (`path` names it in errors and anchors a setup file)."""
+    return build_scenario(parse_yaml(text, str(path)), Path(path), load=load)
+
+
+def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None) -> Scenario:
+    """Validate the data of a scenario file and build the `Scenario`."""
+    data = source.data
+    load = load or registry.load_game
+    if not isinstance(data, dict):
+        found = "the file is empty" if data is None else f"found {describe(data)}"
+        raise ScenarioError(source.file, source.line(()) or 1, None,
+                            f"a scenario is a mapping with game, players and steps; {found}")
+    _normalise_steps(source)
+    check_schema(source, data, top_validator(), ())
+    game = _game(source, data["game"], load)
+    players = data["players"]
+    try:
+        game.check_players(players)
+    except ValueError as e:
+        raise source.error(("players",), str(e)) from None
+    names = tuple(data.get("names", ()))
+    if names and len(names) != players:
+        raise source.error(("names",), f"{len(names)} names for {players} players")
+    builder = _Builder(source, game, players, names)
+    setup = _setup(source, path, data.get("setup"))
+    seed = data.get("seed", 0)  # also with a setup: a game may draw what the setup leaves out
+    steps = tuple(builder.step(i, s) for i, s in enumerate(data.get("steps", [])))
+    builder.named = {s.name: s.index for s in steps if s.name}
+    final = builder.expectations(data.get("expect", []), ("expect",), len(steps), has_action=False)
+    outputs = tuple(builder.output(i, o, len(steps)) for i, o in enumerate(data.get("outputs", [])))
+    scenario = Scenario(path, game, players, names, seed, setup, steps, final, outputs,
+                        data.get("description", ""))
+    try:
+        scenario.new_state()
+    except (ValueError, KeyError, TypeError, IndexError) as e:
+        what = ("setup",) if setup is not None else ("seed",)
+        raise source.error(what, f"{game.name} rejects it: {reason(e)}") from None
+    return scenario
+
+
+def _normalise_steps(source: Source) -> None:
+    """Turn the short step forms ("text", {PLAYER: text}) into mappings of the step fields."""
+    data = source.data
+    steps, names = data.get("steps"), data.get("names")
+    names = names if isinstance(names, list) else []
+    if not isinstance(steps, list):
+        return
+    for i, step in enumerate(steps):
+        here = ("steps", i)
+        if isinstance(step, str):
+            steps[i] = {"action": step}
+            source.lines[here + ("action",)] = source.lines[here]
+        elif isinstance(step, dict) and len(step) == 1:
+            (key, value), = step.items()
+            if key in STEP_FIELDS:
+                continue
+            is_player = (isinstance(key, int) and not isinstance(key, bool)) or key in names
+            if not is_player and isinstance(value, str):
+                raise source.error(here + (key,), f"{key!r} is neither a player (an index"
+                                   f"{' or one of ' + ', '.join(names) if names else ''}) nor a step "
+                                   f"field ({', '.join(STEP_FIELDS)})", key=True)
+            if is_player:
+                steps[i] = {"player": key, "action": value}
+                source.lines[here + ("player",)] = source.key_lines[here + (key,)]
+                source.lines[here + ("action",)] = source.lines[here + (key,)]
+
+
+def _game(source: Source, name: str, load: GameLoader) -> Game:
+    try:
+        return load(name)
+    except UnknownGame as e:
+        raise source.error(("game",), str(e).strip('"')) from None
+    except Exception as e:  # a game that fails to import: say which and why, in one line
+        raise source.error(("game",), f"cannot load game {name!r}: {type(e).__name__}: {e}") from None
+
+
+def _setup(source: Source, path: Path, setup: Any) -> Any:
+    """The setup data: embedded; or read from a JSON file named relative to the scenario
+    (``setup: FILE``); or a file's data changed by the fields given beside ``from: FILE``
+    (mappings merged key by key, other values replaced)."""
+    if isinstance(setup, str):
+        return _setup_file(source, path, setup, ("setup",))
+    if isinstance(setup, dict) and "from" in setup:
+        if not isinstance(setup["from"], str):
+            raise source.error(("setup", "from"), f"expected a file name, got {describe(setup['from'])}")
+        base = _setup_file(source, path, setup["from"], ("setup", "from"))
+        if not isinstance(base, dict):
+            raise source.error(("setup", "from"), "the file does not hold a mapping")
+        return merge(base, {k: v for k, v in setup.items() if k != "from"})
+    return setup
+
+
+def _setup_file(source: Source, path: Path, name: str, where: FieldPath) -> Any:
+    file = path.parent / name
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise source.error(where, f"cannot read setup file {str(file)!r}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise source.error(where, f"{file}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+
+
+def merge(base: Any, changes: Any) -> Any:
+    """`base` with `changes` applied: mappings merged key by key, anything else replaced."""
+    if isinstance(base, dict) and isinstance(changes, dict):
+        return {**base, **{k: merge(base.get(k), v) for k, v in changes.items()}}
+    return changes
+
+
+_PREFIX = re.compile(r"^\s*([^:\s][^:]*?)\s*:\s*(.*)$", re.S)
+
+
+class _Builder:
+    """Builds steps, expectations and outputs, checking them against the game."""
+
+    def __init__(self, source: Source, game: Game, players: int, names: tuple[str, ...]):
+        self.source, self.game, self.players, self.names = source, game, players, names
+        self.named: dict[str, int] = {}
+        self.seen_names: set[str] = set()
+        self.expect_kinds = {**CORE_EXPECTATIONS, **contributed_kinds(game, "expectations")}
+        self.output_kinds = {**CORE_OUTPUTS, **contributed_kinds(game, "outputs")}
+
+    def error(self, path: FieldPath, message: str, key: bool = False) -> ScenarioError:
+        return self.source.error(path, message, key)
+
+    def player(self, path: FieldPath, value: Any) -> int:
+        """A player index from an index or a name."""
+        if isinstance(value, str) and value in self.names:
+            return self.names.index(value)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < self.players:
+            return value
+        names = f" or one of {', '.join(self.names)}" if self.names else ""
+        raise self.error(path, f"unknown player {value!r}: players are 0 to {self.players - 1}{names}")
+
+    def split(self, text: str) -> tuple[Any, str]:
+        """Split "PLAYER: action" into its player (index or name) and action text."""
+        match = _PREFIX.match(text)
+        if match:
+            prefix = match.group(1)
+            if prefix.isdigit():
+                return int(prefix), match.group(2)
+            if prefix in self.names:
+                return prefix, match.group(2)
+        return None, text
+
+    def action(self, path: FieldPath, text: str, player_path: FieldPath, player: Any
+               ) -> tuple[int | None, Action, str]:
+        """Parse "[PLAYER:] action text" (and a separate player field) into player and action."""
+        prefix, body = self.split(text)
+        who = None if prefix is None else self.player(path, prefix)
+        if player is not None:
+            field_player = self.player(player_path, player)
+            if who is not None and who != field_player:
+                raise self.error(path, f"the text names player {prefix} but the field player is {player}")
+            who = field_player
+        try:
+            action = self.game.parse_action(body)
+        except Exception as e:  # parse_action should raise ValueError; report any as one line
+            raise self.error(path, f"cannot parse {self.game.name} action {body!r}: {reason(e)}") from None
+        return who, action, body
+
+    def step(self, i: int, data: dict[str, Any]) -> Step:
+        here = ("steps", i)
+        name = data.get("name")
+        if name is not None and (name == END or name in self.seen_names):
+            raise self.error(here + ("name",), f"step name {name!r} is "
+                             + ("reserved" if name == END else "used twice"))
+        if name is not None:
+            self.seen_names.add(name)
+        player, action, text = None, None, None
+        if "action" in data:
+            player, action, text = self.action(here + ("action",), data["action"],
+                                               here + ("player",), data.get("player"))
+        elif "player" in data:
+            raise self.error(here + ("player",), "a player without an action")
+        expectations = self.expectations(data.get("expect", []), here + ("expect",), i + 1,
+                                          has_action=action is not None)
+        return Step(i + 1, self.source.line(here), name, player, action, text, data.get("note", ""),
+                    expectations)
+
+    def expectations(self, data: Any, here: FieldPath, step: int, has_action: bool
+                     ) -> tuple[Expectation, ...]:
+        items = [(here, data)] if isinstance(data, dict) else [(here + (j,), e) for j, e in enumerate(data)]
+        found = tuple(self.expectation(path, spec, step, has_action) for path, spec in items)
+        return tuple(replace(e, final=True) for e in found) if here == ("expect",) else found
+
+    def _kind(self, path: FieldPath, spec: dict[str, Any], kinds: Mapping[str, Any], what: str) -> str:
+        found = [k for k in spec if k in kinds]
+        if not found:
+            known = ", ".join(sorted(kinds))
+            raise self.error(path, f"no {what} kind in fields {', '.join(map(str, spec))} (known: {known})")
+        if len(found) > 1:
+            raise self.error(path + (found[1],), f"two {what} kinds in one mapping: {found[0]}, {found[1]}", True)
+        return found[0]
+
+    def expectation(self, path: FieldPath, spec: dict[str, Any], step: int, has_action: bool) -> Expectation:
+        kind = self._kind(path, spec, self.expect_kinds, "expectation")
+        check_schema(self.source, spec, _kind_validator(self.expect_kinds[kind], kind, "kinds"), path)
+        resolved = dict(spec)
+        player = None
+        if "player" in spec:
+            player = resolved["player"] = self.player(path + ("player",), spec["player"])
+        if "winner" in spec:
+            resolved["winner"] = self.player(path + ("winner",), spec["winner"])
+        for key in ("winners", "to_move"):
+            if key in spec:
+                resolved[key] = [self.player(path + (key, j), p) for j, p in enumerate(spec[key])]
+        action, text = None, ""
+        if kind in ("legal", "illegal"):
+            player, action, text = self.action(path + (kind,), spec[kind], path + ("player",), spec.get("player"))
+            for j, rule in enumerate(as_list(spec.get("rule", []))):
+                if rule not in self.game.rules and not rule.startswith("engine/"):
+                    where = path + ("rule",) + ((j,) if isinstance(spec["rule"], list) else ())
+                    raise self.error(where, f"unknown {self.game.name} rule {rule!r}")
+        if kind == "property":
+            self.property_spec(path, spec)
+            if (spec.get("of") == "observe") != ("player" in spec):
+                raise self.error(path, "give a player exactly when 'of' is observe")
+        if kind == "event" and not has_action:
+            raise self.error(path, "an event expectation belongs to a step with an action")
+        return Expectation(kind, resolved, self.source.line(path), field_name(path), step, player,
+                           action, text)
+
+    def property_spec(self, path: FieldPath, spec: dict[str, Any]) -> None:
+        try:
+            property_path(spec["property"])
+        except ValueError as e:
+            raise self.error(path + ("property",), str(e)) from None
+        if not any(k in spec for k in COMPARATORS):
+            raise self.error(path, f"give one of {', '.join(COMPARATORS)}")
+
+    def output(self, i: int, spec: Any, steps: int) -> Output:
+        path = ("outputs", i)
+        kind = self._kind(path, spec, self.output_kinds, "output")
+        check_schema(self.source, spec, _kind_validator(self.output_kinds[kind], kind, "outputs"), path)
+        filename = spec[kind]
+        if not isinstance(filename, str):
+            raise self.error(path + (kind,), f"expected a file name, got {describe(filename)}")
+        pure = PurePosixPath(filename)
+        if pure.is_absolute() or ".." in pure.parts or not pure.name:
+            raise self.error(path + (kind,), f"{filename!r}: give a relative file name inside the output folder")
+        at = spec.get("at", END)
+        if isinstance(at, str) and at != END and at not in self.named:
+            known = ", ".join(self.named) or "none"
+            raise self.error(path + ("at",), f"no step named {at!r} (named steps: {known}; or a number, or end)")
+        number = steps if at == END else self.named[at] if isinstance(at, str) else at
+        if not 0 <= number <= steps:
+            raise self.error(path + ("at",), f"no step {at}: steps are 0 (the start) to {steps}")
+        return Output(kind, filename, number, dict(spec), self.source.line(path))
+
+
+def _kind_validator(fn: Any, kind: str, group: str) -> Any:
+    """The schema validator of a kind: the core schema, or the game function's `schema`."""
+    core = schema()["$defs"][group].get(kind)
+    if core is not None and fn in (CORE_EXPECTATIONS.get(kind), CORE_OUTPUTS.get(kind)):
+        return part_validator(core)
+    contributed = getattr(fn, "schema", None) or {"type": "object"}
+    props = contributed.get("properties")
+    if props is not None:  # every kind may carry a note
+        contributed = {**contributed, "properties": {**props, "note": {"type": "string"}}}
+    return part_validator(contributed)
+

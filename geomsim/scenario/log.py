@@ -1,0 +1,157 @@
+"""Game logs (JSON Lines) written, read back and replayed as pictures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from geomsim import registry
+from geomsim.files import write_text
+from geomsim.registry import UnknownGame
+from geomsim.rules import Action, Game, IllegalAction, State
+from geomsim.scenario.model import GameLoader
+from geomsim.scenario.source import ScenarioError, reason
+
+LOG_FORMAT = "geomsim-log"
+LOG_VERSION = 1
+
+
+def log_lines(state: State, *, seed: int | None = None, setup: Any = None, names: Sequence[str] = (),
+              source: str | None = None) -> Iterator[str]:
+    """The JSON Lines of a game log: a header, then one line per applied action."""
+    header: dict[str, Any] = {"format": LOG_FORMAT, "version": LOG_VERSION, "game": state.game.name,
+                              "players": state.num_players}
+    if names:
+        header["names"] = list(names)
+    header["seed"] = seed
+    if setup is not None:
+        header["setup"] = setup
+    if source:
+        header["scenario"] = source
+    yield json.dumps(header, sort_keys=True, allow_nan=False)
+    for number, (player, action, events) in enumerate(state.history, 1):
+        yield json.dumps({"step": number, "player": player, "action": str(action),
+                          "action_json": action.to_json(), "events": [e.to_json() for e in events]},
+                         sort_keys=True, allow_nan=False)
+
+
+def write_log(path: str | Path, state: State, **header: Any) -> Path:
+    """Write the game log of `state` (see `log_lines`) atomically."""
+    return write_text(path, "\n".join(log_lines(state, **header)) + "\n")
+
+
+@dataclass
+class GameLog:
+    """A game log read back: the header and the logged (player, action) pairs."""
+
+    path: Path
+    game: Game
+    players: int
+    seed: int | None
+    setup: Any
+    names: tuple[str, ...]
+    moves: list[tuple[int, Action, str, int]]  # player, action, its text, line of the log
+
+    def frames(self) -> Iterator[tuple[str, State]]:
+        """The state at the start and after each move, with a title: (title, state)."""
+        state = self.game.new_state(self.players, seed=self.seed, setup=self.setup)
+        yield f"{self.game.name}: start", state
+        for number, (player, action, text, line) in enumerate(self.moves, 1):
+            try:
+                state.apply(action, player)
+            except IllegalAction as e:
+                raise ScenarioError(str(self.path), line, "action", f"{text!r} is illegal: {e}") from None
+            who = self.names[player] if self.names else f"player {player}"
+            yield f"{self.game.name} {number}: {who}: {text}", state
+
+
+def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:
+    """Read a game log; `ScenarioError` (file, line, field) if malformed."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(str(path), None, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, json.loads(line)))
+        except json.JSONDecodeError as e:
+            raise ScenarioError(str(path), number, None, f"not JSON: {e.msg} at column {e.colno}") from None
+    if not records or not isinstance(records[0][1], dict) or records[0][1].get("format") != LOG_FORMAT:
+        raise ScenarioError(str(path), 1, None, f"not a geomsim game log (the first line is a header "
+                                                f"with \"format\": \"{LOG_FORMAT}\")")
+    header_line, header = records[0]
+
+    def bad(line: int, name: str, message: str) -> ScenarioError:
+        return ScenarioError(str(path), line, name, message)
+
+    try:
+        game = (load or registry.load_game)(header.get("game"))
+    except UnknownGame as e:
+        raise bad(header_line, "game", str(e).strip('"')) from None
+    players = header.get("players")
+    try:
+        game.check_players(players)
+    except ValueError as e:
+        raise bad(header_line, "players", str(e)) from None
+    moves = []
+    for line, record in records[1:]:
+        if not isinstance(record, dict) or not isinstance(record.get("action_json"), dict):
+            raise bad(line, "action_json", "each line after the header logs one action")
+        player = record.get("player")
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < players:
+            raise bad(line, "player", f"unknown player {player!r}")
+        try:
+            action = game.action_from_json(record["action_json"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise bad(line, "action_json", reason(e)) from None
+        moves.append((player, action, str(action), line))
+    return GameLog(path, game, players, header.get("seed"), header.get("setup"),
+                   tuple(header.get("names", ())), moves)
+
+
+def replay(log: GameLog, output: str | Path, fps: float = 2.0, options: Mapping[str, Any] | None = None,
+           dpi: int = 100) -> list[Path]:
+    """Draw a logged game move by move: a GIF (``.gif``) or numbered PNGs in a folder.
+
+    The first frame is drawn on the figure the game's `draw` makes (its preferred size); the
+    others redraw the same Axes, so every frame has the same size."""
+    from geomsim.plotting import caption, save
+
+    output = Path(output)
+    options = dict(options or {})
+    frames = log.frames()
+    title, state = next(frames)
+    ax = state.draw(**options)
+    fig = ax.figure
+    caption(fig, title)
+
+    def pictures() -> Iterator[None]:
+        yield None  # the first frame, drawn above
+        for title, state in frames:
+            ax.clear()
+            state.draw(ax=ax, **options)
+            caption(fig, title)
+            yield None
+
+    if output.suffix.lower() == ".gif":
+        from matplotlib.animation import PillowWriter
+
+        tmp = output.with_name(f".{output.stem}.partial.gif")
+        output.parent.mkdir(parents=True, exist_ok=True)
+        writer = PillowWriter(fps=fps)
+        try:
+            with writer.saving(fig, str(tmp), dpi):
+                for _ in pictures():
+                    writer.grab_frame()
+            tmp.replace(output)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return [output]
+    return [save(fig, output / f"{number:04d}.png", dpi=dpi) for number, _ in enumerate(pictures())]

@@ -673,9 +673,11 @@ def random_playouts(states: Sequence, seed: int = 0) -> Playouts:
         return Playouts(np.zeros((0, 0)), np.zeros((0, 0), bool), np.zeros((0, 3), np.int64),
                         np.zeros(1, np.int64), decode)
     players, components = states[0].num_players, states[0].components
-    if any(s.num_players != players or s.components is not components for s in states):
-        raise ValueError("cibola playouts: one batch holds states of one player count and one "
-                         "set of components")
+    for s in states:
+        if s.num_players != players or (s.components is not components
+                                        and s.components != components):
+            raise ValueError("cibola playouts: one batch holds states of one player count and "
+                             "one set of components")
     tables = _tables_of(components)
     records: list[int] = []
     starts = []

@@ -1,0 +1,191 @@
+"""The compiled random playouts (games/cibola/playout.py) against the rules interface.
+
+`check_playouts` replays every decision of the kernel through `State.apply`; these tests give it
+enough games to meet every kind of decision, start the kernel from the middle of games, and make
+sure a wrong log, score or winner is caught. The first run compiles the kernel (about 10 s);
+numba caches it for later runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from games.cibola import GAME, playout
+from geomsim.testing import HarnessFailure, _replay_playout, check_playouts
+
+GAMES = 150
+
+
+def kinds(playouts) -> set[str]:
+    """The kinds of the actions the kernel chose, moves split by direction."""
+    actions = {playouts.decode(int(code)) for code in np.unique(playouts.log[:, 1])}
+    return {a.kind + (f" {a.direction}" if a.kind == "move" else "") for a in actions}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_playouts_replay_through_the_interface(players):
+    """Every kernel decision is legal, among as many options as the rules list; the end, scores
+    and winners agree; every kind of decision occurs (both rock moves, the copy totem)."""
+    playouts = check_playouts(GAME, players, games=GAMES, seed=10 * players)
+    assert kinds(playouts) == {"send", "take", "rock", "totem", "move down", "move up", "copy"}
+    assert playouts.winners.any(axis=1).all()
+
+
+def mid_game_states(players: int, count: int, seed: int) -> list:
+    """States after a random number of random interface decisions (any stage, the end too)."""
+    rng = random.Random(seed)
+    states = []
+    for g in range(count):
+        state = GAME.new_state(players, seed=seed + g)
+        for _ in range(rng.randrange(120)):
+            if state.is_over():
+                break
+            p = rng.choice(state.to_move())
+            actions = state.legal_actions(p)
+            state.apply(actions[rng.randrange(len(actions))], p)
+        states.append(state)
+    return states
+
+
+def replay(states, seed: int = 0):
+    """Kernel playouts from `states`, each replayed through the interface on a clone."""
+    before = [s.to_json() for s in states]
+    playouts = GAME.random_playouts(states, seed=seed)
+    assert [s.to_json() for s in states] == before
+    for i, state in enumerate(states):
+        _replay_playout(playouts, i, state.clone(), i)
+    return playouts
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_playouts_from_mid_game_states(players):
+    """The kernel starts from any moment: a half-sealed send, a pending rock, totem or move, the
+    final copy, a finished game (no decision left)."""
+    states = mid_game_states(players, 60, seed=100 * players)
+    stages = {s.stage for s in states}
+    assert {"send", "obtain", "over"} <= stages
+    assert any(s.stage == "send" and s.sealed.choices for s in states)
+    assert any(s.decision and s.decision[0] != "take" for s in states)
+    playouts = replay(states)
+    assert (playouts.decisions[[s.is_over() for s in states]] == 0).all()
+
+
+def test_playouts_from_the_final_copy():
+    """States stopped at the copy totem's decision after the last round (`cibola/totem/copy`):
+    the kernel copies (and moves a rock for a copied move totem) as the interface does."""
+    rng = random.Random(3)
+    states = []
+    seed = 0
+    while len(states) < 20:
+        state = GAME.new_state(3, seed=seed)
+        seed += 1
+        while not state.is_over() and state.stage != "final":
+            p = state.to_move()[0]
+            actions = state.legal_actions(p)
+            state.apply(actions[rng.randrange(len(actions))], p)
+        if state.stage == "final":
+            states.append(state)
+    playouts = replay(states)
+    assert {a.kind for i in range(len(playouts)) for _, a in playouts.actions(i)} >= {"copy"}
+
+
+def test_playouts_with_other_components():
+    """Components a user overrode (chamber values, rocks) and the variant without the copy totem
+    reach the kernel's tables."""
+    columns = [dict(c) for c in GAME.new_state(2, seed=0).components.data["columns"]]
+    columns[0]["values"] = [9, 7, 5, 3, 1]
+    columns[3]["values"] = [20, 1]
+    setup = {"components": {"columns": columns, "rocks": 20}, "options": {"copy_totem": False}}
+    states = [GAME.new_state(3, seed=s, setup=setup) for s in range(40)]
+    playouts = replay(states)
+    assert "copy" not in kinds(playouts)
+
+
+def tampered(monkeypatch, change) -> None:
+    """Make the game's playouts pass through `change(playouts) -> Playouts`."""
+    sound = playout.random_playouts
+    monkeypatch.setattr(playout, "random_playouts", lambda states, seed=0: change(sound(states, seed)))
+
+
+def edited_log(playouts, edit):
+    log = playouts.log.copy()
+    edit(log)
+    return dataclasses.replace(playouts, log=log)
+
+
+def first_row(playouts, kind: str) -> int:
+    """The first log row whose action is of `kind`."""
+    return next(i for i, code in enumerate(playouts.log[:, 1])
+                if playouts.decode(int(code)).kind == kind)
+
+
+def too_many(log, playouts):
+    """A send of one more explorer than the player has."""
+    row = first_row(playouts, "send")
+    log[row, 1] = playout.CODE_BASE * playout.SEND + log[row, 2]
+
+
+FAULTS = {
+    "an illegal send": lambda p: edited_log(p, lambda log: too_many(log, p)),
+    "a send in place of a take": lambda p: edited_log(
+        p, lambda log: log.__setitem__((first_row(p, "take"), 1), 0)),
+    "a wrong number of options": lambda p: edited_log(
+        p, lambda log: log.__setitem__((first_row(p, "rock"), 2), log[first_row(p, "rock"), 2] + 1)),
+    "a wrong score": lambda p: dataclasses.replace(p, scores=p.scores + np.eye(*p.scores.shape)),
+    "a wrong winner": lambda p: dataclasses.replace(p, winners=~p.winners),
+    "a lost decision": lambda p: dataclasses.replace(
+        p, offsets=np.concatenate([[0], p.offsets[1:] - 1])),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_planted_faults_are_caught(monkeypatch, fault):
+    """A corrupted log, score, winner or game length fails the replay ("playout-replay")."""
+    tampered(monkeypatch, FAULTS[fault])
+    with pytest.raises(HarnessFailure) as caught:
+        check_playouts(GAME, 3, games=5)
+    assert caught.value.property == "playout-replay"
+
+
+def test_decode_gives_the_interface_actions():
+    """Every legal action of a few states has a code whose decoding is that very action."""
+    for state in mid_game_states(4, 30, seed=7):
+        for p in state.to_move():
+            for action in state.legal_actions(p):
+                assert playout.decode(code_of(action)) == action
+    with pytest.raises(ValueError, match="no action has code"):
+        playout.decode(9 * playout.CODE_BASE)
+
+
+def code_of(action) -> int:
+    """The code of an action, found by searching the decodings of its kind (test helper)."""
+    kind = {"send": playout.SEND, **playout.KINDS}[action.kind]
+    for payload in range(4 * playout.CHAMBER_STRIDE * 2 + 10 * playout.CHAMBER_STRIDE):
+        code = kind * playout.CODE_BASE + payload
+        if playout.decode(code) == action:
+            return code
+    raise AssertionError(f"no code for {action}")
+
+
+def test_playouts_are_deterministic():
+    """The same seed gives the same games; another seed other games; states are left as they were."""
+    states = [GAME.new_state(4, seed=s) for s in range(30)]
+    a, b = GAME.random_playouts(states, seed=5), GAME.random_playouts(states, seed=5)
+    c = GAME.random_playouts(states, seed=6)
+    assert np.array_equal(a.log, b.log) and np.array_equal(a.scores, b.scores)
+    assert not (a.log.shape == c.log.shape and np.array_equal(a.log, c.log))
+    with pytest.raises(ValueError, match="one player count"):
+        GAME.random_playouts([GAME.new_state(2, seed=0), GAME.new_state(3, seed=0)])
+
+
+def test_import_does_not_load_numba():
+    """`import games.cibola` and the CLI stay free of numba (start-up time)."""
+    code = "import sys, games.cibola, geomsim.cli; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

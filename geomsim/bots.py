@@ -280,13 +280,8 @@ class ISMCTSBot:
             end = state.game.random_playouts([state], seed=int(rng.integers(2**31)))
             return rewards(end.scores[0].tolist(), np.flatnonzero(end.winners[0]).tolist())
         limit = self.max_rollout if self.rollout_depth is None else self.rollout_depth
-        for _ in range(limit):
-            movers = state.to_move()
-            if not movers:
-                break
-            for p in movers:
-                if p in state.to_move():
-                    state.apply(RandomBot().choose(state, p, rng), p)
+        random = RandomBot()
+        play_rounds(state, lambda p: random.choose(state, p, rng), limit)
         return _outcome(state)
 
 
@@ -418,6 +413,18 @@ def figures_of(state: State) -> dict[str, Any]:
     return {str(k): v for k, v in found.items()}
 
 
+def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -> None:
+    """Apply `choose(player)` for each player to move, in seat order, for up to `rounds` rounds
+    or until the end (a player no longer to move after an earlier choice of the round is skipped)."""
+    for _ in range(rounds):
+        movers = state.to_move()
+        if not movers:
+            return
+        for p in movers:
+            if p in state.to_move():
+                state.apply(choose(p), p)
+
+
 def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
               start: State | None = None, max_steps: int = 100_000) -> GameResult:
     """Play one game: `bots[p]` in seat `p`, setup from `seed` (or a copy of `start`).
@@ -434,13 +441,7 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     rngs = bot_rngs(seed, players)
     began, first, clock = len(state.history), list(state.to_move()), time.perf_counter()
-    for _ in range(max_steps):
-        movers = state.to_move()
-        if not movers:
-            break
-        for p in movers:
-            if p in state.to_move():
-                state.apply(seats[p].choose(state, p, rngs[p]), p)
+    play_rounds(state, lambda p: seats[p].choose(state, p, rngs[p]), max_steps)
     over = state.is_over()
     return GameResult(
         game=game.name, seed=seed, players=players, bots=[b.spec for b in seats],

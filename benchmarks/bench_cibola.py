@@ -8,6 +8,9 @@ Rows:
 - "random games": new_state from a seed, then until the end: to_move, legal_actions, a uniform
   choice with Python's `random`, apply (through the rules interface, checks included).
 - "harness-style": the same with `ActionSpace.sample(numpy rng)` as geomsim.testing plays.
+- "compiled": `GAME.random_playouts` (games/cibola/playout.py, numba): new_state for each seed,
+  then encode + the kernel, in batches of `--batch` states, from seeds to final scores; and the
+  kernel alone on states encoded beforehand (compiled once before timing).
 - per-step costs: new_state, legal_actions, apply (the engine's wrapper: player resolution,
   turn check, history; and the game's own hooks), clone, to_json, observe, determinize.
 """
@@ -50,6 +53,41 @@ def harness_games(players: int, games: int) -> float:
     start = time.process_time()
     for g in range(games):
         random_playout(GAME, players, g)
+    return time.process_time() - start
+
+
+def compiled_games(players: int, games: int, batch: int) -> tuple[float, float, int]:
+    """CPU seconds for `games` compiled random games from seeds (new_state included), of which
+    the seconds spent in new_state, and the number of decisions."""
+    GAME.random_playouts([GAME.new_state(players, seed=0)])  # compile (or load the cache)
+    decisions = 0
+    in_new_state = 0.0
+    start = time.process_time()
+    for first in range(0, games, batch):
+        made = time.process_time()
+        states = [GAME.new_state(players, seed=s) for s in range(first, min(first + batch, games))]
+        in_new_state += time.process_time() - made
+        decisions += len(GAME.random_playouts(states, seed=first).log)
+    return time.process_time() - start, in_new_state, decisions
+
+
+def kernel_alone(players: int, games: int) -> float:
+    """CPU seconds of the kernel for `games` games encoded beforehand (no Python per game)."""
+    from games.cibola import playout
+
+    states = [GAME.new_state(players, seed=s) for s in range(games)]
+    records: list[int] = []
+    starts = []
+    for state in states:
+        starts.append(len(records))
+        records += playout._record(state)
+    args = (np.array(records, np.int64), np.array(starts, np.int64),
+            playout._tables_of(states[0].components), 0, np.empty((games * 200, 3), np.int64),
+            np.empty(games + 1, np.int64), np.zeros((games, players)),
+            np.zeros((games, players), bool))
+    playout.play_batch(*args)  # compile (or load the cache)
+    start = time.process_time()
+    playout.play_batch(*args)
     return time.process_time() - start
 
 
@@ -99,6 +137,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--profile", action="store_true", help="profile 4-player random games")
+    parser.add_argument("--compiled-games", type=int, default=20000,
+                        help="games of the compiled rows")
+    parser.add_argument("--batch", type=int, default=100, help="states per random_playouts call")
     args = parser.parse_args()
     print(f"{'players':>7} {'random games/s':>15} {'actions/game':>13} {'actions/s':>10} "
           f"{'harness-style games/s':>22}")
@@ -107,6 +148,17 @@ def main() -> None:
         harness = harness_games(players, max(50, args.games // 5))
         print(f"{players:>7} {args.games / seconds:>15,.0f} {steps / args.games:>13.1f} "
               f"{steps / seconds:>10,.0f} {max(50, args.games // 5) / harness:>22,.0f}")
+    print()
+    n = args.compiled_games
+    print(f"compiled, {n} games, batches of {args.batch}")
+    print(f"{'players':>7} {'games/s':>10} {'new_state µs':>13} {'rest µs':>8} "
+          f"{'decisions/game':>15} {'kernel alone games/s':>21} {'kernel decisions/s':>19}")
+    for players in (2, 3, 4):
+        seconds, in_new_state, decisions = compiled_games(players, n, args.batch)
+        kernel = kernel_alone(players, n)
+        print(f"{players:>7} {n / seconds:>10,.0f} {in_new_state / n * 1e6:>13.1f} "
+              f"{(seconds - in_new_state) / n * 1e6:>8.1f} {decisions / n:>15.1f} "
+              f"{n / kernel:>21,.0f} {decisions / kernel:>19,.0f}")
     print()
     costs = {n: step_costs(n) for n in (2, 3, 4)}
     print(f"{'operation (µs)':<20}" + "".join(f"{n:>9}p" for n in (2, 3, 4)))

@@ -15,6 +15,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.cibola import GAME, playout
 from geomsim.testing import HarnessFailure, _replay_playout, check_playouts
@@ -35,6 +37,13 @@ def test_playouts_replay_through_the_interface(players):
     playouts = check_playouts(GAME, players, games=GAMES, seed=10 * players)
     assert kinds(playouts) == {"send", "take", "rock", "totem", "move down", "move up", "copy"}
     assert playouts.winners.any(axis=1).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 2**31 - 1))
+def test_playouts_replay_from_any_seed(players, seed):
+    """Any seed: the kernel's games (its own random numbers from `seed`) replay exactly."""
+    check_playouts(GAME, players, games=4, seed=seed)
 
 
 def mid_game_states(players: int, count: int, seed: int) -> list:

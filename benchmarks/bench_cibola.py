@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import pstats
 import random
 import time
@@ -140,6 +141,9 @@ def main() -> None:
     parser.add_argument("--compiled-games", type=int, default=20000,
                         help="games of the compiled rows")
     parser.add_argument("--batch", type=int, default=100, help="states per random_playouts call")
+    parser.add_argument("--gc-freeze", action="store_true",
+                        help="gc.freeze() before the compiled rows (numba's import leaves about "
+                             "100,000 objects that Python's cyclic collector walks again and again)")
     args = parser.parse_args()
     print(f"{'players':>7} {'random games/s':>15} {'actions/game':>13} {'actions/s':>10} "
           f"{'harness-style games/s':>22}")
@@ -150,7 +154,10 @@ def main() -> None:
               f"{steps / seconds:>10,.0f} {max(50, args.games // 5) / harness:>22,.0f}")
     print()
     n = args.compiled_games
-    print(f"compiled, {n} games, batches of {args.batch}")
+    if args.gc_freeze:
+        GAME.random_playouts([GAME.new_state(2, seed=0)])  # import numba, load the kernel
+        gc.freeze()
+    print(f"compiled, {n} games, batches of {args.batch}" + (", gc frozen" if args.gc_freeze else ""))
     print(f"{'players':>7} {'games/s':>10} {'new_state µs':>13} {'rest µs':>8} "
           f"{'decisions/game':>15} {'kernel alone games/s':>21} {'kernel decisions/s':>19}")
     for players in (2, 3, 4):

@@ -201,9 +201,11 @@ def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
     """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
     if not states:
         raise ValueError("aztekz playouts: no states given")
-    comp = states[0].comp
+    comp, players = states[0].comp, states[0].num_players
     if any(s.comp is not comp for s in states):
         raise ValueError("aztekz playouts: all states of a batch must share their components")
+    if any(s.num_players != players for s in states):
+        raise ValueError("aztekz playouts: all states of a batch must have as many players")
     coded = [encode(s) for s in states]
     batch = {name: np.stack([c[name] for c in coded]) for name in coded[0]}
     masks, orient_r, orient_m, orient_n = card_tables(comp)
@@ -212,9 +214,6 @@ def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
         batch["loose_n"], batch["pos"], batch["carry_kind"], batch["carry_n"], batch["points"],
         batch["collected"], batch["deck"], batch["supply"], batch["dropped"], batch["sc"],
         np.int64(seed))
-    players = states[0].num_players
-    if any(s.num_players != players for s in states):
-        raise ValueError("aztekz playouts: all states of a batch must have as many players")
     points, collected = points[:, :players], collected[:, :players]
     return Playouts(scores=points.astype(float), winners=winners(points, collected),
                     log=log, offsets=offsets, decode=decoder(comp.grid_size, comp.soul_kinds))

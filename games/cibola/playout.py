@@ -18,14 +18,15 @@ a Python bot with the same seed plays. Only this module imports numba.
 Action codes (state-independent): ``kind * CODE_BASE + payload`` with kind SEND 0 (payload:
 explorers), TAKE 1 (slot 0-3), ROCK 2 (column * CHAMBER_STRIDE + chamber index from the top),
 TOTEM 3 (totem id), MOVE 4 ((column * CHAMBER_STRIDE + chamber index) * 2 + 1 for down, 0 for
-up) and COPY 5 (totem id). `decode(code)` gives the `Action` the rules list.
+up) and COPY 5 (totem id). `decode(code)` gives the `Action` the rules list; `code(action)` is
+its inverse.
 
 State layout. `encode(state)` writes one int64 record, read in this order by `_load`:
 
-    P, round, stage, torch, camp, last_taker (-1: none), rocks_placed,
+    P, round, stage (STAGES), torch, camp, last_taker (-1: none), rocks_placed,
     explorers[P], in_temple[P], sealed[P] (the number sealed while sending, -1: not yet),
     len(order), order..., row[4] (card id, -1: empty slot), len(deck), deck (top first)...,
-    len(pending), (kind, player, arg (-1: none)) per pending decision...,
+    len(pending), (kind (KINDS), player, arg (-1: none)) per pending decision...,
     counts[P][5] (treasures held by kind), per player: len(totems), totem ids...,
     per player: len(copies), copied totem ids..., len(offer), offer..., len(used), used...,
     per column: len(chambers), covered (0/1) top first...
@@ -50,6 +51,7 @@ array to a function far more cheaply than a tuple of many), in sections at fixed
                             b[S_TAIL]); inserting in front moves the head back (from PEND_MID)
     b[OPTS + i]             scratch: the codes of the legal actions at hand
 
+Only what play and scoring need is kept: not the card ids in hands, the box, the boxed totems.
 The components become one int64 array `t` of tables indexed by card id, column or totem id
 (offsets T_*, see `_tables`).
 """
@@ -79,6 +81,7 @@ from geomsim.rules import Action, Playouts
 CODE_BASE = 1 << 20
 CHAMBER_STRIDE = 64
 SEND, TAKE, ROCK, TOTEM, MOVE, COPY = 0, 1, 2, 3, 4, 5
+# Decisions of the queue (`CibolaState.pending` kinds), numbered as their actions' codes.
 KINDS = {"take": TAKE, "rock": ROCK, "totem": TOTEM, "move": MOVE, "copy": COPY}
 STAGES = {"send": 0, "obtain": 1, "round-end": 2, "final": 3, "over": 4}
 ST_SEND, ST_OBTAIN, ST_ROUND_END, ST_FINAL, ST_OVER = 0, 1, 2, 3, 4
@@ -240,6 +243,23 @@ def decode(code: int) -> Action:
     if kind == COPY:
         return CopyTotem(payload)
     raise ValueError(f"cibola playouts: no action has code {code}")
+
+
+def code(action: Action) -> int:
+    """The code of an action of the rules (the inverse of `decode`)."""
+    kind = action.kind
+    if kind == "send":
+        return SEND * CODE_BASE + action.explorers
+    if kind == "take":
+        return TAKE * CODE_BASE + SLOTS.index(action.slot)
+    if kind in ("totem", "copy"):
+        return KINDS[kind] * CODE_BASE + action.totem
+    where = TREASURES.index(action.column) * CHAMBER_STRIDE + action.chamber - 1
+    if kind == "rock":
+        return ROCK * CODE_BASE + where
+    if kind == "move":
+        return MOVE * CODE_BASE + 2 * where + (action.direction == "down")
+    raise ValueError(f"cibola playouts: no code for action kind {kind!r}")
 
 
 # -- the kernel (numba) -----------------------------------------------------------------------

@@ -1,9 +1,12 @@
-"""Random Aztekz games per second on one core, through the rules interface.
+"""Random Aztekz games per second on one core, through the rules interface and compiled.
 
-A random game chooses uniformly among the legal actions at every decision (`legal_actions`,
-then `apply`, which checks the action again) from the setup to the end. Run by hand:
+A random game chooses uniformly among the legal actions at every decision from the setup to the
+end: through the interface (`legal_actions`, then `apply`, which checks the action again), or in
+the compiled kernel of games/aztekz/playout.py (`GAME.random_playouts`). The compiled rows count
+everything from seeds to final scores: `new_state` for each seed, encoding, the kernel; the
+"kernel" rows the kernel alone (states encoded beforehand). CPU time. Run by hand:
 
-    .venv/bin/python benchmarks/bench_aztekz.py [--games N]
+    .venv/bin/python benchmarks/bench_aztekz.py [--games N] [--compiled-games M]
 
 and record the table in benchmarks/README.md (section "Aztekz").
 """
@@ -16,7 +19,7 @@ import time
 
 import numpy as np
 
-from games.aztekz import GAME
+from games.aztekz import GAME, playout
 
 
 def play_uniform(players: int, seed: int) -> tuple[int, int]:
@@ -50,18 +53,42 @@ def measure(play, players: int, games: int) -> tuple[float, float, float]:
     return (games / elapsed, sum(d for d, _ in totals) / games, sum(t for _, t in totals) / games)
 
 
+def measure_compiled(players: int, games: int) -> tuple[float, float, float, float]:
+    """(games per second from seeds, games per second of the kernel alone, decisions per game,
+    turns per game) over `games` seeds, played in one batch."""
+    start = time.process_time()
+    states = [GAME.new_state(players, seed=seed) for seed in range(games)]
+    playouts = GAME.random_playouts(states, seed=0)
+    elapsed = time.process_time() - start
+    inputs = playout.kernel_inputs(states)
+    start = time.process_time()
+    playout.play_batch(*inputs, np.int64(0))
+    kernel = time.process_time() - start
+    codes = playouts.log[:, 1]
+    turns = np.count_nonzero((codes >= playout.A_PLACE) | (codes == playout.A_RETURN))
+    return games / elapsed, games / kernel, len(playouts.log) / games, turns / games
+
+
 def main() -> None:
     """Print a table: players, chooser, games/s, decisions/game, decisions/s, turns/game."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100, help="games per row")
-    games = parser.parse_args().games
+    parser.add_argument("--games", type=int, default=100, help="games per interface row")
+    parser.add_argument("--compiled-games", type=int, default=2000, help="games per compiled row")
+    args = parser.parse_args()
+    GAME.random_playouts([GAME.new_state(2, seed=0)])  # compile (or load the cache) untimed
     print(f"{'players':>7} {'chooser':>8} {'games/s':>8} {'decisions/game':>14} "
           f"{'decisions/s':>11} {'turns/game':>10}")
+
+    def row(players: int, name: str, rate: float, decisions: float, turns: float) -> None:
+        print(f"{players:>7} {name:>8} {rate:>8.1f} {decisions:>14.0f} "
+              f"{rate * decisions:>11.0f} {turns:>10.0f}")
+
     for players in (2, 3, 4):
         for name, play in (("uniform", play_uniform), ("sample", play_sampled)):
-            rate, decisions, turns = measure(play, players, games)
-            print(f"{players:>7} {name:>8} {rate:>8.1f} {decisions:>14.0f} "
-                  f"{rate * decisions:>11.0f} {turns:>10.0f}")
+            row(players, name, *measure(play, players, args.games))
+        rate, kernel, decisions, turns = measure_compiled(players, args.compiled_games)
+        row(players, "compiled", rate, decisions, turns)
+        row(players, "kernel", kernel, decisions, turns)
 
 
 if __name__ == "__main__":

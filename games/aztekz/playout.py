@@ -85,6 +85,11 @@ MAX_KINDS = A_PLACE - A_TAKE
 MAX_ACTIONS = 1024  # more than the placements of a card: 4 orientations of each window cell
 
 
+# The arrays of a game, in the order `play_batch` takes them.
+STATE_ARRAYS = ("grid", "loose", "loose_n", "pos", "carry_kind", "carry_n", "points",
+                "collected", "deck", "supply", "dropped", "sc")
+
+
 # -- encoding -----------------------------------------------------------------------------------
 def params(comp: Components) -> np.ndarray:
     """The numbers of the rules the kernel needs, as `par`."""
@@ -166,9 +171,10 @@ def encode(state: AztekzState) -> dict[str, np.ndarray]:
     sc[S_STALL], sc[S_DECK_N], sc[S_SUP_N] = state.stall, len(state.deck), len(state.supply)
     sc[S_CELLS] = len(state.grid.cells)
     sc[S_MINX], sc[S_MINY], sc[S_MAXX], sc[S_MAXY] = bounds
-    return {"grid": grid, "loose": loose, "loose_n": loose_n, "pos": pos,
-            "carry_kind": carry_kind, "carry_n": carry_n, "points": points,
-            "collected": collected, "deck": deck, "supply": supply, "dropped": dropped, "sc": sc}
+    found = {"grid": grid, "loose": loose, "loose_n": loose_n, "pos": pos,
+             "carry_kind": carry_kind, "carry_n": carry_n, "points": points,
+             "collected": collected, "deck": deck, "supply": supply, "dropped": dropped, "sc": sc}
+    return {name: found[name] for name in STATE_ARRAYS}
 
 
 @lru_cache(maxsize=8)
@@ -197,8 +203,9 @@ def decoder(grid_size: int, soul_kinds: tuple[str, ...]):
     return decode
 
 
-def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
-    """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
+def kernel_inputs(states: Sequence[AztekzState]) -> tuple:
+    """The arguments of `play_batch` but the seed: tables of the components, then the encoded
+    states stacked (`ValueError` unless the states share components and number of players)."""
     if not states:
         raise ValueError("aztekz playouts: no states given")
     comp, players = states[0].comp, states[0].num_players
@@ -207,13 +214,15 @@ def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
     if any(s.num_players != players for s in states):
         raise ValueError("aztekz playouts: all states of a batch must have as many players")
     coded = [encode(s) for s in states]
-    batch = {name: np.stack([c[name] for c in coded]) for name in coded[0]}
     masks, orient_r, orient_m, orient_n = card_tables(comp)
-    log, offsets, points, collected = play_batch(
-        params(comp), masks, orient_m, orient_r, orient_n, batch["grid"], batch["loose"],
-        batch["loose_n"], batch["pos"], batch["carry_kind"], batch["carry_n"], batch["points"],
-        batch["collected"], batch["deck"], batch["supply"], batch["dropped"], batch["sc"],
-        np.int64(seed))
+    return (params(comp), masks, orient_m, orient_r, orient_n,
+            *(np.stack([c[name] for c in coded]) for name in STATE_ARRAYS))
+
+
+def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
+    """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
+    log, offsets, points, collected = play_batch(*kernel_inputs(states), np.int64(seed))
+    comp, players = states[0].comp, states[0].num_players
     points, collected = points[:, :players], collected[:, :players]
     return Playouts(scores=points.astype(float), winners=winners(points, collected),
                     log=log, offsets=offsets, decode=decoder(comp.grid_size, comp.soul_kinds))

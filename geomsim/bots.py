@@ -449,3 +449,23 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
         length=len(state.history) - began, finished=over, first=first, figures=figures_of(state),
         seconds=time.perf_counter() - clock,
     )
+
+
+def play_compiled(game: Game, players: int, seed: int, start: State | None = None) -> GameResult:
+    """One game of random players, from the setup of `seed` (or a copy of `start`), played by
+    the game's compiled random player (`Game.random_playouts`) with the stream of `seed`.
+
+    The games follow the same law as `play_game` with every seat ``random`` (a uniform choice
+    among the legal actions at every decision), not the same games; no game figures.
+    """
+    state = game.new_state(players=players, seed=seed) if start is None else start
+    if state.num_players != players:
+        raise ValueError(f"the starting state has {state.num_players} players, not {players}")
+    clock = time.perf_counter()
+    played = game.random_playouts([state], seed=seed)
+    return GameResult(
+        game=game.name, seed=seed, players=players, bots=["random"] * players,
+        scores=played.scores[0].tolist(), winners=np.flatnonzero(played.winners[0]).tolist(),
+        length=int(played.decisions[0]), finished=True, first=list(state.to_move()),
+        seconds=time.perf_counter() - clock,
+    )

@@ -270,6 +270,8 @@ def test_analyze_command_prints_the_summary_and_writes_files(tmp_path: Path, cap
     ([BID, "-b", "random,random,random"], "3 bots for 2 players"),
     ([BID, "-b", "chess"], "unknown bot 'chess'"),
     ([BID, "-w", "2", "--scheduler", "tcp://x:1"], "give --workers or --scheduler, not both"),
+    ([BID, "--compiled"], "--compiled: toy-bid has no compiled random player"),
+    ([GRID, "--compiled", "-b", "random,greedy"], "--compiled plays random players only, not greedy"),
 ])
 def test_analyze_reports_bad_input_in_one_line(args: list[str], message: str, tmp_path: Path,
                                                capsys) -> None:
@@ -288,6 +290,28 @@ def test_from_scenario_starts_every_game_at_its_end(tmp_path: Path, capsys) -> N
     assert len({r["length"] for r in rows}) > 1  # the bots' seeds still vary the games
     code, _, err = run(["analyze", BID, "--from", str(scenario), "-o", str(tmp_path / "b")], capsys)
     assert code == 2 and "the scenario plays toy-grid, not toy-bid" in err
+
+
+def test_compiled_batches_are_played_by_the_compiled_random_player(tmp_path: Path, capsys) -> None:
+    from tests.toygames import GRID as grid
+
+    code, _, err = run(["analyze", GRID, "--compiled", "-n", "12", "-w", "1", "--no-plot",
+                        "-o", str(tmp_path / "one")], capsys)
+    assert code == 0, err
+    rows = _rows(tmp_path / "one")
+    for row in rows:
+        played = grid.random_playouts([grid.new_state(2, seed=row["seed"])], seed=row["seed"])
+        assert row["scores"] == played.scores[0].tolist()
+        assert row["length"] == played.decisions[0] and row["bots"] == ["random", "random"]
+    assert len({r["length"] for r in rows}) > 1
+    pool = local_pool(2, multiprocessing.get_context("spawn"))
+    run_batch(Batch(GRID, 2, ("random", "random"), games=12, compiled=True), tmp_path / "two",
+              pool, progress=False)
+    pool.close()
+    assert _rows(tmp_path / "two") == rows
+    code, _, err = run(["analyze", GRID, "-n", "12", "-w", "1", "--resume", "--no-plot",
+                        "-o", str(tmp_path / "one")], capsys)
+    assert code == 2 and "compiled was True, now False" in err
 
 
 # -- the real games --------------------------------------------------------------------------------

@@ -187,9 +187,12 @@ _TABLES: dict[int, tuple[Components, np.ndarray]] = {}
 
 
 def _tables_of(components: Components) -> np.ndarray:
-    """The tables of `components`, made once per components object (kept alive with them)."""
+    """The tables of `components`, made once per components object; the last few are kept (with
+    their components, so that an id is not reused while cached)."""
     known = _TABLES.get(id(components))
     if known is None or known[0] is not components:
+        if len(_TABLES) >= 8:
+            del _TABLES[next(iter(_TABLES))]
         known = _TABLES[id(components)] = (components, _tables(components))
     return known[1]
 

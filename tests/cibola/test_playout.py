@@ -86,7 +86,7 @@ def test_playouts_from_mid_game_states(players):
 
 
 def test_playouts_from_the_final_copy():
-    """States stopped at the copy totem's decision after the last round (`cibola/totem/copy`):
+    """States stopped at the copy totem's decision after the last round (the final copy):
     the kernel copies (and moves a rock for a copied move totem) as the interface does."""
     rng = random.Random(3)
     states = []

@@ -8,6 +8,7 @@ property raises `HarnessFailure` naming the property, the seed and the step.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,25 +255,32 @@ def _check_replay(game: Game, players: int, seed: int, final: State, max_steps: 
 
 
 def check_playouts(game: Game, players: int, games: int = 20, seed: int = 0) -> Playouts:
-    """Check a game's compiled random player against its rules interface.
-
-    Plays `games` games from the states of seeds `seed`, `seed + 1`, ... with
-    `game.random_playouts`, then replays every decision through `State.apply`: each must be legal,
-    by a player the state has to move, chosen among as many actions as `legal_actions` lists (so
-    that the kernel's choice is uniform over the same set), and the end must come exactly where the
-    kernel stopped, with the kernel's scores and winners. The same seed must give the same games.
-    """
+    """Check a game's compiled random player against its rules interface, from the setups of
+    seeds `seed`, `seed + 1`, ... (see `check_playouts_from`)."""
     starts = [game.new_state(players=players, seed=s) for s in range(seed, seed + games)]
+    return check_playouts_from(game, starts, seed)
+
+
+def check_playouts_from(game: Game, starts: Sequence[State], seed: int = 0) -> Playouts:
+    """Check a game's compiled random player against its rules interface, from any states.
+
+    Plays `game.random_playouts(starts, seed)`, then replays every decision through
+    `State.apply` on a copy of its start: each must be legal, by a player the state has to move,
+    chosen among as many actions as `legal_actions` lists (so that the kernel's choice is uniform
+    over the same set), and the end must come exactly where the kernel stopped, with the
+    kernel's scores and winners. The starts must be left unchanged, and the same seed must give
+    the same games.
+    """
+    copies = [s.clone() for s in starts]
     before = [s.to_json() for s in starts]
     playouts = game.random_playouts(starts, seed=seed)
     if [s.to_json() for s in starts] != before:
         raise HarnessFailure("playout-replay", "random_playouts changed the states it was given")
-    if len(playouts) != games:
-        raise HarnessFailure("playout-replay", f"{len(playouts)} playouts for {games} states")
-    for i, state in enumerate(starts):
-        _replay_playout(playouts, i, state, seed + i)
-    again = game.random_playouts([game.new_state(players=players, seed=s)
-                                  for s in range(seed, seed + games)], seed=seed)
+    if len(playouts) != len(starts):
+        raise HarnessFailure("playout-replay", f"{len(playouts)} playouts for {len(starts)} states")
+    for i, state in enumerate(copies):
+        _replay_playout(playouts, i, state.clone(), seed + i)
+    again = game.random_playouts(copies, seed=seed)
     if not (np.array_equal(again.log, playouts.log) and np.array_equal(again.offsets, playouts.offsets)):
         raise HarnessFailure("replay", "the same seed gave different playouts", seed)
     return playouts

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.cibola import GAME, playout
-from geomsim.testing import HarnessFailure, _replay_playout, check_playouts
+from geomsim.testing import HarnessFailure, check_playouts, check_playouts_from
 
 GAMES = 150
 
@@ -62,16 +62,6 @@ def mid_game_states(players: int, count: int, seed: int) -> list:
     return states
 
 
-def replay(states, seed: int = 0):
-    """Kernel playouts from `states`, each replayed through the interface on a clone."""
-    before = [s.to_json() for s in states]
-    playouts = GAME.random_playouts(states, seed=seed)
-    assert [s.to_json() for s in states] == before
-    for i, state in enumerate(states):
-        _replay_playout(playouts, i, state.clone(), i)
-    return playouts
-
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_playouts_from_mid_game_states(players):
     """The kernel starts from any moment: a half-sealed send, a pending rock, totem or move, a
@@ -81,7 +71,7 @@ def test_playouts_from_mid_game_states(players):
     assert {"send", "obtain", "over"} <= stages
     assert any(s.stage == "send" and s.sealed.choices for s in states)
     assert any(s.decision and s.decision[0] != "take" for s in states)
-    playouts = replay(states)
+    playouts = check_playouts_from(GAME, states)
     assert (playouts.decisions[[s.is_over() for s in states]] == 0).all()
 
 
@@ -100,7 +90,7 @@ def test_playouts_from_the_final_copy():
             state.apply(actions[rng.randrange(len(actions))], p)
         if state.stage == "final":
             states.append(state)
-    playouts = replay(states)
+    playouts = check_playouts_from(GAME, states)
     assert {a.kind for i in range(len(playouts)) for _, a in playouts.actions(i)} >= {"copy"}
 
 
@@ -112,7 +102,7 @@ def test_playouts_with_other_components():
     columns[3]["values"] = [20, 1]
     setup = {"components": {"columns": columns, "rocks": 20}, "options": {"copy_totem": False}}
     states = [GAME.new_state(3, seed=s, setup=setup) for s in range(40)]
-    playouts = replay(states)
+    playouts = check_playouts_from(GAME, states)
     assert "copy" not in kinds(playouts)
 
 

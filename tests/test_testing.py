@@ -8,7 +8,7 @@ import json
 import pytest
 
 from geomsim.rules import FiniteActionSpace
-from geomsim.testing import HarnessFailure, check_playouts, check_random_games
+from geomsim.testing import HarnessFailure, check_playouts, check_playouts_from, check_random_games
 from tests.toygames import BID, DISCS, GRID, BidGame, BidState, GridGame, GridState, Mark
 
 
@@ -216,3 +216,26 @@ def test_playouts_catch_unrepeatable_games():
     with pytest.raises(HarnessFailure) as caught:
         check_playouts(game, 2, games=10)
     assert caught.value.property == "replay"
+
+
+def test_playouts_from_mid_game_states():
+    starts = []
+    for seed in range(6):
+        state = GRID.new_state(2, seed=seed)
+        for cell in (4, 0, 8)[: seed % 4]:
+            state.apply(Mark(cell))
+        starts.append(state)
+    playouts = check_playouts_from(GRID, starts, seed=1)
+    assert all(d <= 9 - seed % 4 for seed, d in enumerate(playouts.decisions))  # from the starts
+
+
+def test_playouts_catch_a_kernel_that_changes_its_states():
+    game = GridGame()
+    sound = game.random_playouts
+    def mark_first(states, seed=0):
+        out = sound(states, seed)
+        states[0].board[0] = states[0].board[0] if states[0].board[0] is not None else 0
+        return out
+    game.random_playouts = mark_first
+    with pytest.raises(HarnessFailure, match="changed the states"):
+        check_playouts(game, 2, games=3)

@@ -12,9 +12,12 @@ Limits: all states of one batch share one set of components (the default ones or
 overrides); cards must lie within ``grid_size - 1`` of ``0,0`` (true of every game that starts
 from a setup, whose first card is at ``0,0``); at most 996 soul kinds and 4 players.
 
-State layout (one game; a batch stacks these along a first axis). Few arrays, because numba
-counts the references to every array passed to a function (atomic operations), and those counts
-took half the time of a first version that passed each fact as an array of its own:
+Speed: numba counts the references to every array passed to a function (atomic operations);
+in a first version that passed each fact as an array of its own, those counts took half the
+time. So the state lives in few arrays, and `play_game` passes them on `borrowed` (without a
+reference count: they stay alive in `play_batch` meanwhile).
+
+State layout (one game; a batch stacks these along a first axis):
 
 * cell indices: a square window of ``W = 2 * grid_size + 1`` columns and rows around ``0,0``;
   the cell ``x,y`` has index ``(y + grid_size) * W + (x + grid_size)``. Cards lie at most
@@ -46,10 +49,12 @@ place.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numba
 import numpy as np
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from games.aztekz.components import HEROES, Components
 from games.aztekz.rules import (
@@ -190,7 +195,7 @@ def decoder(grid_size: int, soul_kinds: tuple[str, ...]):
     """`decode(code) -> Action` for components of that grid size and those soul kinds."""
     g, w = grid_size, 2 * grid_size + 1
 
-    @lru_cache(maxsize=None)
+    @cache
     def decode(code: int) -> Action:
         if code >= A_PLACE:
             cell, rotation = divmod(code - A_PLACE, 4)
@@ -240,6 +245,21 @@ def winners(points: np.ndarray, collected: np.ndarray) -> np.ndarray:
     """Rule ``aztekz/score/tie``: most points, then most souls collected; still tied share."""
     key = points * (collected.max() + 1) + collected
     return key == key.max(axis=1, keepdims=True)
+
+
+# -- the kernel: arrays without reference counts -----------------------------------------------
+@intrinsic
+def borrowed(typingctx, array):
+    """`array` without its reference count (a null meminfo): numba then skips the atomic counts
+    on every call that passes it. Only for arrays that the caller keeps alive meanwhile."""
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return array(array), codegen
 
 
 # -- the kernel: small queries ------------------------------------------------------------------
@@ -676,6 +696,9 @@ def grown(log):
 def play_game(par, table, cells, loose, heroes, deck, supply, sc, acts, log, k):
     """Play one game to the end from the arrays given (changed in place), logging each decision
     (player, code, number of legal actions) from row `k`; return the log and its next row."""
+    par, table, cells, loose = borrowed(par), borrowed(table), borrowed(cells), borrowed(loose)
+    heroes, deck, supply = borrowed(heroes), borrowed(deck), borrowed(supply)
+    sc, acts = borrowed(sc), borrowed(acts)
     while sc[S_PHASE] != PH_OVER:
         if sc[S_PHASE] == PH_MOVE:
             n = move_actions(par, table, cells, loose, heroes, sc, acts)

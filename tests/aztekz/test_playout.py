@@ -13,8 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from games.aztekz import GAME
-from games.aztekz import playout
+from games.aztekz import GAME, playout
 from games.aztekz.rules import ACTION_TYPES
 from geomsim.testing import HarnessFailure, _replay_playout, check_playouts
 
@@ -85,9 +84,13 @@ def moments(players: int, components: dict | None = None) -> list:
 
 def test_playouts_start_from_any_moment():
     """Mid-game states (in the setup, a hero chosen, souls dropped or scared, placing, a full
-    pyramid) play on as the rules do; the given states are left unchanged."""
-    states = moments(3)
-    replay_from(states)
+    pyramid) play on as the rules do, a finished game stays finished with its scores; the given
+    states are left unchanged."""
+    finished = GAME.random_playouts([GAME.new_state(3, seed=1)]).actions(0)
+    over = GAME.new_state(3, seed=1)
+    for player, action in finished:
+        over.apply(action, player)
+    replay_from(moments(3) + [over])
 
 
 def test_playouts_follow_the_components():

@@ -2,9 +2,10 @@
 
 A random game chooses uniformly among the legal actions at every decision from the setup to the
 end: through the interface (`legal_actions`, then `apply`, which checks the action again), or in
-the compiled kernel of games/aztekz/playout.py (`GAME.random_playouts`). The compiled rows count
-everything from seeds to final scores: `new_state` for each seed, encoding, the kernel; the
-"kernel" rows the kernel alone (states encoded beforehand). CPU time. Run by hand:
+the compiled kernel of games/aztekz/playout.py (`GAME.random_playouts`, batches of 100 games).
+The "compiled" rows count everything from seeds to final scores: `new_state` for each seed,
+encoding, the kernel; the "kernel" rows the kernel alone (states encoded beforehand). CPU time.
+Run by hand:
 
     .venv/bin/python benchmarks/bench_aztekz.py [--games N] [--compiled-games M]
 
@@ -53,20 +54,24 @@ def measure(play, players: int, games: int) -> tuple[float, float, float]:
     return (games / elapsed, sum(d for d, _ in totals) / games, sum(t for _, t in totals) / games)
 
 
-def measure_compiled(players: int, games: int) -> tuple[float, float, float, float]:
+def measure_compiled(players: int, games: int, batch: int = 100) -> tuple[float, float, float, float]:
     """(games per second from seeds, games per second of the kernel alone, decisions per game,
-    turns per game) over `games` seeds, played in one batch."""
-    start = time.process_time()
-    states = [GAME.new_state(players, seed=seed) for seed in range(games)]
-    playouts = GAME.random_playouts(states, seed=0)
-    elapsed = time.process_time() - start
-    inputs = playout.kernel_inputs(states)
-    start = time.process_time()
-    playout.play_batch(*inputs, np.int64(0))
-    kernel = time.process_time() - start
-    codes = playouts.log[:, 1]
-    turns = np.count_nonzero((codes >= playout.A_PLACE) | (codes == playout.A_RETURN))
-    return games / elapsed, games / kernel, len(playouts.log) / games, turns / games
+    turns per game) over `games` seeds, played in batches of `batch` games."""
+    elapsed = kernel = 0.0
+    decisions = turns = 0
+    for first in range(0, games, batch):
+        start = time.process_time()
+        states = [GAME.new_state(players, seed=seed) for seed in range(first, min(first + batch, games))]
+        playouts = GAME.random_playouts(states, seed=first)
+        elapsed += time.process_time() - start
+        inputs = playout.kernel_inputs(states)
+        start = time.process_time()
+        playout.play_batch(*inputs, np.int64(first))
+        kernel += time.process_time() - start
+        codes = playouts.log[:, 1]
+        decisions += len(codes)
+        turns += np.count_nonzero((codes >= playout.A_PLACE) | (codes == playout.A_RETURN))
+    return games / elapsed, games / kernel, decisions / games, turns / games
 
 
 def main() -> None:

@@ -233,6 +233,8 @@ def kernel_inputs(states: Sequence[AztekzState]) -> tuple:
 
 def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
     """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"aztekz playouts: seed must be a whole number 0 to 2**32 - 1, not {seed!r}")
     log, offsets, final = play_batch(*kernel_inputs(states), np.int64(seed))
     comp, players = states[0].comp, states[0].num_players
     points = final[:, S_POINTS:S_POINTS + players]
@@ -243,8 +245,9 @@ def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
 
 def winners(points: np.ndarray, collected: np.ndarray) -> np.ndarray:
     """Rule ``aztekz/score/tie``: most points, then most souls collected; still tied share."""
-    key = points * (collected.max() + 1) + collected
-    return key == key.max(axis=1, keepdims=True)
+    top = points == points.max(axis=1, keepdims=True)
+    most = np.where(top, collected, -1).max(axis=1, keepdims=True)
+    return top & (collected == most)
 
 
 # -- the kernel: arrays without reference counts -----------------------------------------------

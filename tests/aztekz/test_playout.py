@@ -157,7 +157,7 @@ def test_decode_gives_the_interface_actions():
 
 
 def test_winners_break_ties_by_souls_collected():
-    """Rule aztekz/score/tie: most points, then most souls; still tied share."""
+    """The tie-break of the rulebook: most points, then most souls; still tied share."""
     points = np.array([[3, 3, 1], [2, 2, 0], [0, 0, 0]])
     collected = np.array([[5, 6, 9], [4, 4, 0], [0, 0, 0]])
     assert playout.winners(points, collected).tolist() == [

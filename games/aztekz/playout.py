@@ -133,6 +133,18 @@ def card_table(comp: Components) -> np.ndarray:
     return table
 
 
+_TABLES: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def tables(comp: Components) -> tuple[np.ndarray, np.ndarray]:
+    """`par` and `table` of `comp`, made once per set of components (the kernel only reads
+    them; a bot's rollouts call the kernel once per state)."""
+    key = comp.json_text  # type: ignore[attr-defined]
+    if key not in _TABLES:
+        _TABLES[key] = params(comp), card_table(comp)
+    return _TABLES[key]
+
+
 def encode(state: AztekzState) -> dict[str, np.ndarray]:
     """The arrays of the layout above for `state` (any moment of a game; it is left unchanged)."""
     comp = state.comp
@@ -227,8 +239,7 @@ def kernel_inputs(states: Sequence[AztekzState]) -> tuple:
     if any(s.num_players != players for s in states):
         raise ValueError("aztekz playouts: all states of a batch must have as many players")
     coded = [encode(s) for s in states]
-    return (params(comp), card_table(comp),
-            *(np.stack([c[name] for c in coded]) for name in STATE_ARRAYS))
+    return (*tables(comp), *(np.stack([c[name] for c in coded]) for name in STATE_ARRAYS))
 
 
 def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:

@@ -15,7 +15,7 @@ import pytest
 
 from games.aztekz import GAME, playout
 from games.aztekz.rules import ACTION_TYPES
-from geomsim.testing import HarnessFailure, _replay_playout, check_playouts
+from geomsim.testing import HarnessFailure, check_playouts, check_playouts_from
 
 KINDS = {a.kind for a in ACTION_TYPES}
 
@@ -43,17 +43,6 @@ def test_playouts_replay_through_the_rules(players):
     seed = window_with_every_kind(players, 12)
     assert kinds_in(check_playouts(GAME, players, games=12, seed=seed)) == KINDS
     check_playouts(GAME, players, games=20, seed=7000 + players)
-
-
-def replay_from(states, seed: int = 3) -> None:
-    """Kernel playouts from `states`, each replayed through the rules from a copy of its start
-    (with the harness's own replay: `check_playouts` starts only from fresh states)."""
-    copies = [s.clone() for s in states]
-    before = [s.to_json() for s in states]
-    playouts = GAME.random_playouts(states, seed=seed)
-    assert [s.to_json() for s in states] == before
-    for i, state in enumerate(copies):
-        _replay_playout(playouts, i, state, seed)
 
 
 def moments(players: int, components: dict | None = None) -> list:
@@ -91,7 +80,7 @@ def test_playouts_start_from_any_moment():
     over = GAME.new_state(3, seed=1)
     for player, action in finished:
         over.apply(action, player)
-    replay_from(moments(3) + [over])
+    check_playouts_from(GAME, moments(3) + [over], seed=3)
 
 
 def test_playouts_follow_the_components():
@@ -101,7 +90,7 @@ def test_playouts_follow_the_components():
                   "stall_limit": 30, "grid_size": 4}
     states = moments(2, components)
     start = GAME.new_state(2, setup={"components": components})
-    replay_from(states + [start], seed=11)
+    check_playouts_from(GAME, states + [start], seed=11)
 
 
 def test_a_planted_fault_is_caught(monkeypatch):

@@ -370,11 +370,12 @@ class AztekzGame(Game):
         self.check_players(players)
         comp = load_components(components)
         rng = np.random.default_rng(seed)
+        souls = comp.souls()
         setup = {
             "players": players,
             "first": int(rng.integers(players)),
             "deck": [int(i) for i in rng.permutation(comp.cards)],
-            "souls": [comp.souls()[i] for i in rng.permutation(len(comp.souls()))],
+            "souls": [souls[i] for i in rng.permutation(len(souls))],
         }
         if components is not None:
             setup["components"] = components
@@ -383,15 +384,16 @@ class AztekzGame(Game):
     def new_state(self, players: int, seed: int | None = None, setup: Any = None) -> AztekzState:
         """A state at the start of setup, from `seed` or an explicit `setup` (see `make_setup`)."""
         self.check_players(players)
-        if setup is None:
-            setup = self.make_setup(players, 0 if seed is None else seed)
+        seed = 0 if seed is None else seed
+        drawn = None if setup is not None else self.make_setup(players, seed)
+        setup = drawn if setup is None else setup
         if not isinstance(setup, dict):
             raise ValueError(f"aztekz setup: expected an object, got {type(setup).__name__}")
         comp = load_components(setup.get("components"))
         if setup.get("players", players) != players:
             raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
         # What the setup leaves out comes from the seeded random setup.
-        drawn = self.make_setup(players, 0 if seed is None else seed, setup.get("components"))
+        drawn = drawn or self.make_setup(players, seed, setup.get("components"))
         first = setup.get("first", drawn["first"])
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
             raise ValueError(f"aztekz setup: first must be a player 0 to {players - 1}, got {first!r}")

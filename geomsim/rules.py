@@ -218,6 +218,22 @@ class ContinuousActionSpace(ActionSpace):
 EMPTY_SPACE = FiniteActionSpace(())
 
 
+_HISTORY_KEY = ', "history": ['
+
+
+def read_state_json(text: str) -> tuple[JSON, str | None]:
+    """A state's JSON text as `State.to_json` writes it (the history last), read without its
+    history: the data, and the text of the history's entries, for `State._history_from_json`
+    to read only when used. Other layouts are read whole (the text is then None)."""
+    at = text.rfind(_HISTORY_KEY)
+    if at >= 0 and text.endswith("]}"):
+        try:
+            return json.loads(text[:at] + "}"), text[at + len(_HISTORY_KEY):-2]
+        except ValueError:
+            pass  # the key was found inside an entry: not the history's own
+    return json.loads(text), None
+
+
 @dataclass(frozen=True)
 class Playouts:
     """Games that a game's compiled random player played to the end (`Game.random_playouts`).
@@ -308,7 +324,6 @@ class State(ABC):
 
     game: Game
     num_players: int
-    history: list[tuple[Player, Action, list[Event]]]
 
     # -- hooks a game implements ------------------------------------------------------------
     @abstractmethod
@@ -407,23 +422,36 @@ class State(ABC):
         history = f'"history": {self.history_json()}'
         return "{" + history + "}" if body == "{}" else body[:-1] + ", " + history + "}"
 
+    # -- history: written as JSON once per entry, read back only when used --------------------
+    @property
+    def history(self) -> list[tuple[Player, Action, list[Event]]]:
+        """(player, action, events) of every action applied, oldest first."""
+        lazy = self.__dict__.get("_lazy_history")
+        if lazy is not None:
+            self._read_lazy_history(lazy)
+        return self.__dict__["_history"]
+
+    @history.setter
+    def history(self, value: list[tuple[Player, Action, list[Event]]]) -> None:
+        self.__dict__.update(_history=value, _lazy_history=None, _history_text=None)
+
     def history_json(self) -> str:
-        """The history as JSON text. Each entry is encoded once and its text reused while it
-        stays in the history: states are written at every step, and histories only grow."""
-        entries, texts = self.__dict__.get("_history_cache") or ([], [])
-        # List equality tests identity first, so a kept prefix compares at C speed.
-        if len(entries) > len(self.history) or self.history[: len(entries)] != entries:
-            entries, texts = [], []
-        new = self.history[len(entries):]
-        if new:  # new lists, never appended in place: shallow clones may share the old ones
-            entries = entries + new
-            texts = texts + [
-                json.dumps({"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]},
-                           sort_keys=True, allow_nan=False)
-                for p, a, ev in new
-            ]
-            self._history_cache = (entries, texts)
-        return "[" + ", ".join(texts) + "]"
+        """The history as JSON text. Each entry is encoded once: the text of the entries
+        written before is kept while they stay (states are written at every step, and
+        histories only grow), and a history read back lazily is its text as read."""
+        lazy = self.__dict__.get("_lazy_history")
+        if lazy is not None:
+            return "[" + lazy + "]"
+        history = self.history
+        text, done, last = self.__dict__.get("_history_text") or ("", 0, None)
+        if done > len(history) or (done and history[done - 1] is not last):
+            text, done = "", 0  # changed other than by appending: write it all again
+        if done < len(history):
+            new = [json.dumps({"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]},
+                              sort_keys=True, allow_nan=False) for p, a, ev in history[done:]]
+            text = ", ".join(([text] if done else []) + new)
+            self._history_text = (text, len(history), history[-1])
+        return "[" + text + "]"
 
     def set_history(self, history: list[tuple[Player, Action, list[Event]]],
                     texts: Sequence[str] | None = None) -> None:
@@ -433,15 +461,33 @@ class State(ABC):
         if texts is not None:
             if len(texts) != len(history):
                 raise ValueError(f"{len(texts)} texts for {len(history)} history entries")
-            self._history_cache = (list(history), list(texts))
+            if history:
+                self._history_text = (", ".join(texts), len(history), history[-1])
 
-    def _history_from_json(self, data: JSON) -> None:
-        """Restore `history` from the data `to_json` wrote (for `Game.state_from_json`)."""
-        self.history = [
-            (h["player"], self.game.action_from_json(h["action"]),
-             [Event.from_json(e) for e in h["events"]])
-            for h in data.get("history", [])
-        ]
+    def _history_from_json(self, data: JSON, text: str | None = None) -> None:
+        """Restore `history` from what `to_json` wrote (for `Game.state_from_json`):
+        `data["history"]`, or `text`, the entries' JSON text that `read_state_json` split off,
+        which is read only when the history is first used."""
+        if text is None:
+            self.history = self._entries_from_json(data.get("history", []))
+        else:
+            self.__dict__.update(_history=None, _lazy_history=text, _history_text=None)
+
+    def _copy_history(self, other: State) -> None:
+        """Give `other`, a shallow copy of this state, a history list of its own (the entries,
+        immutable, and their JSON text are shared)."""
+        if self.__dict__.get("_lazy_history") is None:
+            other.__dict__["_history"] = list(self.__dict__["_history"])
+
+    def _read_lazy_history(self, text: str) -> None:
+        entries = self._entries_from_json(json.loads("[" + text + "]"))
+        last = entries[-1] if entries else None
+        self.__dict__.update(_history=entries, _lazy_history=None,
+                             _history_text=(text, len(entries), last) if entries else None)
+
+    def _entries_from_json(self, data: list[JSON]) -> list[tuple[Player, Action, list[Event]]]:
+        return [(h["player"], self.game.action_from_json(h["action"]),
+                 [Event.from_json(e) for e in h["events"]]) for h in data]
 
     def evaluate(self, player: Player) -> float:
         """A heuristic value of this state for `player` (greedy bots); the score by default."""

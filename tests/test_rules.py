@@ -15,8 +15,9 @@ from geomsim.rules import (
     IllegalAction,
     Verdict,
     Violation,
+    read_state_json,
 )
-from tests.toygames import BID, DISCS, GRID, Bid, Mark, Place
+from tests.toygames import BID, DISCS, GRID, Bid, GridGame, Mark, Place
 
 
 def test_verdict_is_truthy_only_without_violations():
@@ -130,6 +131,51 @@ def test_winners_empty_before_the_end_and_scores_finite_after():
         state.apply(Mark(cell))
     assert state.is_over() and state.winners() == [state.history[0][0]]
     assert state.returns_finite()
+
+
+class CountingGrid(GridGame):
+    """Tic-tac-toe that counts the actions it reads from JSON."""
+
+    def __init__(self):
+        self.read = 0
+
+    def action_from_json(self, obj):
+        self.read += 1
+        return super().action_from_json(obj)
+
+
+def played_grid(game, cells=(4, 0, 8)):
+    state = game.new_state(seed=2)
+    for cell in cells:
+        state.apply(Mark(cell))
+    return state
+
+
+def test_history_read_back_lazily_is_parsed_only_when_used():
+    game = CountingGrid()
+    text = played_grid(game).to_json()
+    data, history = read_state_json(text)
+    assert "history" not in data and json.loads("[" + history + "]") == json.loads(text)["history"]
+    state = game.state_from_json(text)
+    assert state.to_json() == text and state.clone().to_json() == text and game.read == 0
+    assert [str(a) for _, a, _ in state.history] == ["mark 4", "mark 0", "mark 8"]
+    assert game.read == 3
+    state.apply(Mark(1))
+    assert state.to_json() == played_grid(game, (4, 0, 8, 1)).to_json()
+
+
+def test_a_history_key_inside_an_entry_does_not_split_the_state():
+    text = '{"board": [], "turn": 0, "history": [{"events": [{"data": {"x": 1, "history": [2]}}]}]}'
+    data, history = read_state_json(text)
+    assert history is None and data == json.loads(text)
+
+
+def test_history_changed_in_place_is_written_again():
+    state = played_grid(GRID)
+    state.history_json()
+    state.history[-1] = state.history[0]
+    assert json.loads(state.history_json())[-1] == json.loads(state.history_json())[0]
+    assert json.loads(state.history_json())[-1]["action"] == {"kind": "mark", "cell": 4}
 
 
 def test_history_texts_handed_in_are_used_as_written():

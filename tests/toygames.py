@@ -24,6 +24,7 @@ from geomsim.rules import (
     Rule,
     State,
     Violation,
+    read_state_json,
 )
 
 # -- a 3x3 grid game (tic-tac-toe) ------------------------------------------------------------
@@ -64,9 +65,9 @@ class GridGame(Game):
         return Mark(int(m.group(1)))
 
     def state_from_json(self, text: str) -> GridState:
-        data = json.loads(text)
+        data, history = read_state_json(text)
         state = GridState(self, data["board"], data["turn"])
-        state._history_from_json(data)
+        state._history_from_json(data, history)
         return state
 
     def random_playouts(self, states, seed: int = 0) -> Playouts:

@@ -58,10 +58,10 @@ from geomsim.rules import (
     Rule,
     State,
     Violation,
+    read_state_json,
 )
 
 SETUP, MOVE, PLACE, OVER = "setup", "move", "place", "over"
-_HISTORY_KEY = ', "history": ['
 _ENCODE = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
 SIDE_OF = {name: side for side, name in SIDE_NAMES.items()}
 MIDDLE: Cell = (0, 0)
@@ -429,24 +429,10 @@ class AztekzGame(Game):
             raise ValueError(f"aztekz {kind.kind} action: {e}") from None
 
     def state_from_json(self, text: str) -> AztekzState:
-        """The state that `AztekzState.to_json` wrote.
-
-        The history is read only when first used; until then its text is kept as read, so that
-        writing the state back costs no more than reading it (the harness does both each step).
-        """
-        at = text.rfind(_HISTORY_KEY)
-        if at >= 0 and text.endswith("]}"):
-            # The history is the last key (as State.to_json writes it): split it off unread.
-            try:
-                state = AztekzState.from_dict(self, json.loads(text[:at] + "}"))
-            except (KeyError, ValueError):
-                pass  # laid out otherwise: read it all
-            else:
-                state._history, state._lazy_history = None, text[at + len(_HISTORY_KEY):-2]
-                return state
-        data = json.loads(text)
+        """The state that `AztekzState.to_json` wrote (the history read when first used)."""
+        data, history = read_state_json(text)
         state = AztekzState.from_dict(self, data)
-        state._history_from_json(data)
+        state._history_from_json(data, history)
         return state
 
 
@@ -456,10 +442,7 @@ class AztekzState(State):
 
     def __init__(self, game: AztekzGame, comp: Components, players: int, first: int):
         self.game, self.comp, self.num_players, self.first = game, comp, players, first
-        self._history: list | None = []
-        self._lazy_history: str | None = None  # the entries' JSON text, read when first used
-        # The JSON text of the first `_history_done` entries, joined: history only grows.
-        self._history_prefix, self._history_done, self._history_last = "", 0, None
+        self.history = []
         self.grid = BoundedGrid(comp.grid_size)
         self.stacks: dict[Cell, list[int]] = {}     # card ids per cell, the visible one last
         self.loose: dict[Cell, list[str]] = {}      # souls lying on a card (no empty lists)
@@ -1059,7 +1042,6 @@ class AztekzState(State):
 
     def clone(self) -> AztekzState:
         """An independent copy (components, game and past events are shared: never changed)."""
-        history = self.history  # read a lazy history first, so that the copy shares its text
         other = copy.copy(self)
         other.grid = BoundedGrid(self.grid.size, dict(self.grid.cells))
         other.stacks = {c: list(s) for c, s in self.stacks.items()}
@@ -1069,7 +1051,7 @@ class AztekzState(State):
         other.piles = [list(row) for row in self.piles]
         other.deck, other.supply = Deck(list(self.deck.cards)), Deck(list(self.supply.cards))
         other.dropped = list(self.dropped)
-        other._history = list(history)  # past entries (and their JSON text) are shared
+        self._copy_history(other)
         return other
 
     def _grid_json(self) -> dict[str, Any]:
@@ -1089,38 +1071,6 @@ class AztekzState(State):
             grid = self._cache["grid-text"] = _ENCODE(self._grid_json())
         raw = {"components": self.comp.json_text, "grid": grid}  # type: ignore[attr-defined]
         return _splice(data, raw)[:-1] + ', "history": ' + self.history_json() + "}"
-
-    @property
-    def history(self) -> list:  # type: ignore[override]
-        """[(player, action, events)] of every action applied (read from JSON when first used)."""
-        if self._history is None:
-            text = self._lazy_history or ""
-            self._history = []
-            self._history_from_json({"history": json.loads("[" + text + "]")})
-            self._lazy_history = None
-            self._history_prefix, self._history_done = text, len(self._history)
-            self._history_last = self._history[-1] if self._history else None
-        return self._history
-
-    @history.setter
-    def history(self, value: list) -> None:
-        self._history, self._lazy_history = value, None
-        self._history_prefix, self._history_done, self._history_last = "", 0, None
-
-    def history_json(self) -> str:
-        """The JSON text of the history, reusing the text of the entries written before."""
-        if self._history is None:
-            return "[" + (self._lazy_history or "") + "]"
-        history, done = self._history, self._history_done
-        if done > len(history) or (done and history[done - 1] is not self._history_last):
-            self._history_prefix, done = "", 0  # history was changed in place: start again
-        if done < len(history):
-            texts = [self._history_prefix] if done else []
-            texts += [_ENCODE({"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]})
-                      for p, a, ev in history[done:]]
-            self._history_prefix, self._history_done = ", ".join(texts), len(history)
-            self._history_last = history[-1]
-        return "[" + self._history_prefix + "]"
 
     def observe(self, player: int) -> dict[str, Any]:
         """Everything but the order of the face-down cards and souls nobody has seen go there."""

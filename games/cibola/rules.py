@@ -27,7 +27,6 @@ clockwise `seat_order` from the torch keeper.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +53,7 @@ from geomsim.rules import (
     Rule,
     State,
     Violation,
+    read_state_json,
 )
 
 CARDS_PER_ROUND = 4
@@ -420,11 +420,11 @@ class Cibola(Game):
 
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
-        data = json.loads(text)
+        data, history = read_state_json(text)
         components = _components({"components": data["components"]} if data["components"] else {})
         state = CibolaState(self, components, len(data["explorers"]))
         state._load(data)
-        state._history_from_json(data)
+        state._history_from_json(data, history)
         return state
 
 

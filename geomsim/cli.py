@@ -92,15 +92,16 @@ def game_option(name: str) -> geomsim.Game:
 
 @cli.command("games")
 def games_command() -> None:
-    """List the installed games with their player counts and rule counts."""
+    """List the installed games: player counts, rule counts, a compiled random player."""
     for name in geomsim.list_games():
         try:
             game = load_game(name)
         except Exception as e:  # a broken plugin should not hide the others
             click.echo(f"{name:10s} (cannot load: {e})")
             continue
+        compiled = ", compiled random player" if game.has_random_playouts() else ""
         click.echo(f"{name:10s} {game.min_players}-{game.max_players} players, "
-                   f"{len(game.rules)} rules")
+                   f"{len(game.rules)} rules{compiled}")
 
 
 @cli.command("setup")

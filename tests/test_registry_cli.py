@@ -49,6 +49,13 @@ def test_help_lists_commands(capsys):
     assert "games" in out and "setup" in out
 
 
+def test_games_lists_player_counts_rules_and_compiled_players(capsys):
+    assert main(["games"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert all(lines[g].endswith("rules, compiled random player") for g in ("cibola", "aztekz"))
+    assert "2-4 players" in lines["anasazi"] and "compiled" not in lines["anasazi"]
+
+
 def test_unknown_game_is_one_line_exit_2(capsys):
     assert main(["setup", "chess"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -8,8 +8,23 @@ import json
 import pytest
 
 from geomsim.rules import FiniteActionSpace
-from geomsim.testing import HarnessFailure, check_playouts, check_playouts_from, check_random_games
-from tests.toygames import BID, DISCS, GRID, BidGame, BidState, GridGame, GridState, Mark
+from geomsim.testing import (
+    HarnessFailure,
+    check_playouts,
+    check_playouts_from,
+    check_random_games,
+    playout_length_gap,
+)
+from tests.toygames import (
+    BID,
+    DISCS,
+    GRID,
+    BidGame,
+    BidState,
+    GridGame,
+    GridState,
+    Mark,
+)
 
 
 @pytest.mark.parametrize("game", [GRID, BID, DISCS], ids=lambda g: g.name)
@@ -239,3 +254,17 @@ def test_playouts_catch_a_kernel_that_changes_its_states():
     game.random_playouts = mark_first
     with pytest.raises(HarnessFailure, match="changed the states"):
         check_playouts(game, 2, games=3)
+
+
+class CornerGrid(GridGame):
+    """Playouts that prefer corners: every choice legal and counted right, another law."""
+
+    def playout_choice(self, empty, rng):
+        corners = [i for i in empty if i in (0, 2, 6, 8)] or empty
+        return corners[int(rng.integers(len(corners)))]
+
+
+def test_playout_length_gap_tells_one_law_from_another():
+    assert playout_length_gap(GRID, 2, games=1000, seed=5) < 3
+    check_playouts(CornerGrid(), 2, games=10)  # passes: only the law differs
+    assert playout_length_gap(CornerGrid(), 2, games=1000, seed=5) > 4

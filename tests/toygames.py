@@ -78,7 +78,7 @@ class GridGame(Game):
             board, turn = list(start.board), start.turn
             while not _grid_over(board):
                 empty = [i for i, v in enumerate(board) if v is None]
-                cell = empty[int(rng.integers(len(empty)))]
+                cell = self.playout_choice(empty, rng)
                 rows.append((turn, cell, len(empty)))
                 board[cell], turn = turn, 1 - turn
             end = GridState(self, board, turn)
@@ -87,6 +87,11 @@ class GridGame(Game):
             offsets.append(len(rows))
         return Playouts(np.array(scores, float), np.array(winners, bool),
                         np.array(rows, int).reshape(-1, 3), np.array(offsets), Mark)
+
+
+    def playout_choice(self, empty: list[int], rng: np.random.Generator) -> int:
+        """The cell the playouts mark: uniform among the empty ones."""
+        return empty[int(rng.integers(len(empty)))]
 
 
 def _grid_over(board: list) -> bool:

@@ -15,7 +15,12 @@ import pytest
 
 from games.aztekz import GAME, playout
 from games.aztekz.rules import ACTION_TYPES
-from geomsim.testing import HarnessFailure, check_playouts, check_playouts_from
+from geomsim.testing import (
+    HarnessFailure,
+    check_playouts,
+    check_playouts_from,
+    playout_length_gap,
+)
 
 KINDS = {a.kind for a in ACTION_TYPES}
 
@@ -169,3 +174,10 @@ def test_numba_is_imported_only_for_playouts():
     code = ("import sys, games.aztekz, geomsim.cli; "
             "assert 'numba' not in sys.modules, 'numba imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_compiled_games_follow_the_law_of_interface_random_games(players):
+    """Uniform among the same legal actions: the mean game length agrees with random games
+    played through the interface from the same setups (within 3 standard errors)."""
+    assert playout_length_gap(GAME, players, games=50, seed=100) < 3

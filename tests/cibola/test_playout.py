@@ -19,7 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.cibola import GAME, playout
-from geomsim.testing import HarnessFailure, check_playouts, check_playouts_from
+from geomsim.testing import (
+    HarnessFailure,
+    check_playouts,
+    check_playouts_from,
+    playout_length_gap,
+)
 
 GAMES = 150
 
@@ -178,3 +183,10 @@ def test_import_does_not_load_numba():
     code = "import sys, games.cibola, geomsim.cli; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_compiled_games_follow_the_law_of_interface_random_games(players):
+    """Uniform among the same legal actions: the mean game length agrees with random games
+    played through the interface from the same setups (within 3 standard errors)."""
+    assert playout_length_gap(GAME, players, games=300, seed=100) < 3

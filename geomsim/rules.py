@@ -110,11 +110,19 @@ class Event:
 class Action:
     """Base of a game's actions: frozen dataclasses with a one-line text form.
 
-    Subclasses set `kind`, implement `__str__` (the text form) and, where a field is not plain
-    JSON, override `to_json`/`from_json`.
+    Subclasses set `kind` and `text`, the text form as a `str.format` template over the fields
+    (``"rock {column} {chamber}"``), or override `__str__`; where a field is not plain JSON,
+    they override `to_json`/`from_json`.
     """
 
     kind: ClassVar[str] = "action"
+    text: ClassVar[str] = ""
+
+    def __str__(self) -> str:
+        """The one-line text form: `text` filled with the fields."""
+        if not self.text:
+            return repr(self)
+        return self.text.format_map({f.name: getattr(self, f.name) for f in _fields(type(self))})
 
     def to_json(self) -> JSON:
         """This action as JSON-able data, tagged with its kind."""

@@ -77,15 +77,13 @@ class BuildCamp(Action):
     """Build a base camp centred at (x, y) mm: ``camp 120.5,-33.0``."""
 
     kind: ClassVar[str] = "camp"
+    text: ClassVar[str] = "camp {x!r},{y!r}"
     x: float
     y: float
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "x", _number(self.x, "camp x"))
         object.__setattr__(self, "y", _number(self.y, "camp y"))
-
-    def __str__(self) -> str:
-        return f"camp {self.x!r},{self.y!r}"
 
 
 @dataclass(frozen=True)
@@ -94,6 +92,7 @@ class PlaceMarker(Action):
     ``marker E3 at 10.0,250.0 heading 90.0``."""
 
     kind: ClassVar[str] = "marker"
+    text: ClassVar[str] = "marker {expedition} at {x!r},{y!r} heading {heading!r}"
     expedition: str
     x: float
     y: float
@@ -113,9 +112,6 @@ class PlaceMarker(Action):
     def at(cls, expedition: str, pose: Pose) -> PlaceMarker:
         """The action laying a marker of `expedition` at `pose`."""
         return cls(expedition, pose.x, pose.y, pose.heading)
-
-    def __str__(self) -> str:
-        return f"marker {self.expedition} at {self.x!r},{self.y!r} heading {self.heading!r}"
 
 
 @dataclass(frozen=True)
@@ -155,13 +151,11 @@ class LookTower(Action):
     """Look at the tower on a (small) sector: ``look P7s``."""
 
     kind: ClassVar[str] = "look"
+    text: ClassVar[str] = "look {sector}"
     sector: str
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sector", _text(self.sector, "look sector"))
-
-    def __str__(self) -> str:
-        return f"look {self.sector}"
 
 
 @dataclass(frozen=True)
@@ -169,6 +163,7 @@ class TakeTreasure(Action):
     """Take a treasure of `colour` from player `source`: ``take red from 2``."""
 
     kind: ClassVar[str] = "take"
+    text: ClassVar[str] = "take {colour} from {source}"
     colour: str
     source: int
 
@@ -178,18 +173,13 @@ class TakeTreasure(Action):
         if isinstance(self.source, bool) or not isinstance(self.source, int) or self.source < 0:
             raise ValueError(f"take source must be a player number, not {self.source!r}")
 
-    def __str__(self) -> str:
-        return f"take {self.colour} from {self.source}"
-
 
 @dataclass(frozen=True)
 class Pass(Action):
     """Decline the optional decision at hand (a look or a take): ``pass``."""
 
     kind: ClassVar[str] = "pass"
-
-    def __str__(self) -> str:
-        return "pass"
+    text: ClassVar[str] = "pass"
 
 
 ACTION_TYPES: tuple[type[Action], ...] = (BuildCamp, PlaceMarker, ExtendMarker, LookTower,

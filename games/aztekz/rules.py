@@ -84,10 +84,8 @@ class Select(AztekzAction):
     """Choose the hero who moves this turn, text ``slave1``."""
 
     kind: ClassVar[str] = "select"
+    text: ClassVar[str] = "{hero}"
     hero: str
-
-    def __str__(self) -> str:
-        return self.hero
 
 
 @dataclass(frozen=True)
@@ -95,11 +93,9 @@ class Step(AztekzAction):
     """The chosen hero steps across a side of its card, text ``slave1 E``."""
 
     kind: ClassVar[str] = "step"
+    text: ClassVar[str] = "{hero} {side}"
     hero: str
     side: str
-
-    def __str__(self) -> str:
-        return f"{self.hero} {self.side}"
 
 
 @dataclass(frozen=True)
@@ -107,10 +103,8 @@ class Take(AztekzAction):
     """The chosen slave takes one soul of a kind lying on its card, text ``take sun``."""
 
     kind: ClassVar[str] = "take"
+    text: ClassVar[str] = "take {soul}"
     soul: str
-
-    def __str__(self) -> str:
-        return f"take {self.soul}"
 
 
 @dataclass(frozen=True)
@@ -118,9 +112,7 @@ class Drop(AztekzAction):
     """The chosen slave leaves its whole pile on its card, text ``drop``."""
 
     kind: ClassVar[str] = "drop"
-
-    def __str__(self) -> str:
-        return "drop"
+    text: ClassVar[str] = "drop"
 
 
 @dataclass(frozen=True)
@@ -128,9 +120,7 @@ class Scare(AztekzAction):
     """The chosen slave scares away every soul on its card, text ``scare``."""
 
     kind: ClassVar[str] = "scare"
-
-    def __str__(self) -> str:
-        return "scare"
+    text: ClassVar[str] = "scare"
 
 
 @dataclass(frozen=True)
@@ -138,9 +128,7 @@ class Give(AztekzAction):
     """The chosen slave gives its pile to its chief, text ``give``."""
 
     kind: ClassVar[str] = "give"
-
-    def __str__(self) -> str:
-        return "give"
+    text: ClassVar[str] = "give"
 
 
 @dataclass(frozen=True)
@@ -148,11 +136,9 @@ class Steal(AztekzAction):
     """The chosen chief steals the pile of another player's slave, text ``steal 2.slave1``."""
 
     kind: ClassVar[str] = "steal"
+    text: ClassVar[str] = "steal {player}.{slave}"
     player: int
     slave: str
-
-    def __str__(self) -> str:
-        return f"steal {self.player}.{self.slave}"
 
 
 @dataclass(frozen=True)
@@ -160,9 +146,7 @@ class End(AztekzAction):
     """End the move phase, text ``end``."""
 
     kind: ClassVar[str] = "end"
-
-    def __str__(self) -> str:
-        return "end"
+    text: ClassVar[str] = "end"
 
 
 @dataclass(frozen=True)
@@ -188,9 +172,7 @@ class Return(AztekzAction):
     """Put the drawn card and soul at the bottom of their piles, text ``return``."""
 
     kind: ClassVar[str] = "return"
-
-    def __str__(self) -> str:
-        return "return"
+    text: ClassVar[str] = "return"
 
 
 ACTION_TYPES = (Select, Step, Take, Drop, Scare, Give, Steal, End, Place, Return)

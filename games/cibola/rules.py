@@ -176,10 +176,8 @@ class Send(Action):
     """Seal a number of explorers for the temple: ``send 3``."""
 
     kind = "send"
+    text = "send {explorers}"
     explorers: int
-
-    def __str__(self) -> str:
-        return f"send {self.explorers}"
 
 
 @dataclass(frozen=True)
@@ -187,10 +185,8 @@ class Take(Action):
     """Take the revealed card in a slot (A-D): ``take B``."""
 
     kind = "take"
+    text = "take {slot}"
     slot: str
-
-    def __str__(self) -> str:
-        return f"take {self.slot}"
 
 
 @dataclass(frozen=True)
@@ -198,11 +194,9 @@ class PlaceRock(Action):
     """Place a rock on a chamber (1 = top) of a column: ``rock sundial 2``."""
 
     kind = "rock"
+    text = "rock {column} {chamber}"
     column: str
     chamber: int
-
-    def __str__(self) -> str:
-        return f"rock {self.column} {self.chamber}"
 
 
 @dataclass(frozen=True)
@@ -210,10 +204,8 @@ class ChooseTotem(Action):
     """Take a revealed totem card by its id: ``totem 4``."""
 
     kind = "totem"
+    text = "totem {totem}"
     totem: int
-
-    def __str__(self) -> str:
-        return f"totem {self.totem}"
 
 
 @dataclass(frozen=True)
@@ -221,12 +213,10 @@ class MoveRock(Action):
     """Move the rock on a chamber one chamber down or up: ``move snake 1 down``."""
 
     kind = "move"
+    text = "move {column} {chamber} {direction}"
     column: str
     chamber: int
     direction: str  # "down" or "up"
-
-    def __str__(self) -> str:
-        return f"move {self.column} {self.chamber} {self.direction}"
 
 
 @dataclass(frozen=True)
@@ -234,10 +224,8 @@ class CopyTotem(Action):
     """Perform the action of a used totem card (the copy totem, before scoring): ``copy 3``."""
 
     kind = "copy"
+    text = "copy {totem}"
     totem: int
-
-    def __str__(self) -> str:
-        return f"copy {self.totem}"
 
 
 ACTION_TYPES = (Send, Take, PlaceRock, ChooseTotem, MoveRock, CopyTotem)

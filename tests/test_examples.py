@@ -12,3 +12,20 @@ def test_moments_example_draws_each_discrete_game(tmp_path):
     module = runpy.run_path(str(ROOT / "examples" / "moments.py"))
     module["main"](tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["aztekz-moment.png", "cibola-moment.png"]
+
+
+def test_referee_example_judges_placements_and_reach(capsys):
+    runpy.run_path(str(ROOT / "examples" / "referee.py"))["main"](7)
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].endswith(": legal")
+    assert "anasazi/4.2/play-area: the marker hangs" in out[2]
+    assert "anasazi/4.2/cover-explorer" in out[3]
+    assert " reaches " in out[4] and "marker(s), margin ±" in out[4]
+
+
+def test_random_games_example_tells_each_seat_its_share():
+    table = runpy.run_path(str(ROOT / "examples" / "random_games.py"))["seat_table"](3, 300)
+    lines = table.splitlines()
+    shares = [float(line.split()[1].rstrip("%")) for line in lines[2:5]]
+    assert lines[0].startswith("300 random 3-player games") and abs(sum(shares) - 100) < 0.5
+    assert lines[5].startswith("game 0 begins 0: send")

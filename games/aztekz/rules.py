@@ -544,9 +544,10 @@ class AztekzState(State):
         if self.scare is not None:
             cells = [self.scare]
         else:
-            # Only an empty card may be covered: skip the others before checking them.
+            # Only an empty card may be covered: skip the others before checking them. Cells in
+            # sorted order, not the grid's (a state read from JSON holds them in another).
             occupied = self.hero_counts()
-            cells = self._frontier() + [c for c in self.grid.cells
+            cells = self._frontier() + [c for c in sorted(self.grid.cells)
                                             if c not in self.loose and c not in occupied]
         return [Place(cell[0], cell[1], r) for cell in cells for r in self._rotations_at(cell)]
 

@@ -152,6 +152,11 @@ def _check_json(game: Game, state: State, fail) -> None:
         fail("json-round-trip", "state_from_json(to_json()) writes different JSON")
     if restored.to_move() != state.to_move():
         fail("json-round-trip", "the restored state has other players to move")
+    for player in state.to_move():
+        space, again = state.legal_actions(player), restored.legal_actions(player)
+        if space.finite and list(space) != list(again):  # type: ignore[call-overload]
+            fail("json-round-trip", f"the restored state lists player {player}'s legal actions "
+                 "otherwise (a random player would play on differently)")
 
 
 def _check_legal(game: Game, state: State, action: Action, player: Player, fail) -> None:

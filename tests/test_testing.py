@@ -94,6 +94,25 @@ def test_catches_lossy_json():
                    "json-round-trip")
 
 
+def test_catches_legal_actions_listed_otherwise_after_json():
+    """A state that lists its cells backwards until written and read back (an order JSON loses)."""
+    def legal(self, player):
+        cells = sorted((i for i, v in enumerate(self.board) if v is None),
+                       reverse=getattr(self, "backwards", False))
+        return FiniteActionSpace(Mark(i) for i in cells)
+
+    game = broken_grid(_legal_actions=legal)
+    made = game.new_state
+
+    def new_state(players=2, seed=None, setup=None):
+        state = made(players, seed, setup)
+        state.backwards = True
+        return state
+
+    game.new_state = new_state
+    expect_failure(game, "json-round-trip")
+
+
 def test_catches_bad_action_text():
     class BadText(GridGame):
         def parse_action(self, text):

@@ -684,7 +684,8 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
 @click.option("--no-plot", is_flag=True, help="Skip analysis.png.")
 @click.option("--compiled", is_flag=True,
               help="Play random line-ups with the game's compiled random player: the same law of "
-                   "games, many times faster, without game figures (Cibola, Aztekz).")
+                   "games, many times faster, to the end (--max-steps does not apply), without "
+                   "game figures (Cibola, Aztekz).")
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
                     scenario: Path | None, workers: int | None, scheduler: str | None,
                     output: Path, resume: bool, force: bool, fixed_seats: bool, chunk: int | None,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -391,9 +391,8 @@ class GameResult:
 
     def to_row(self) -> dict[str, Any]:
         """This result as a JSON-able row (`winner` included)."""
-        row = asdict(self)
-        row["winner"] = self.winner
-        return row
+        # Shallow (`asdict` deep-copies): rows are written out at once, one per game.
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "winner": self.winner}
 
 
 def bot_rngs(seed: int, players: int) -> list[np.random.Generator]:

@@ -622,8 +622,11 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
             make_bot(spec)
     except ValueError as e:
         raise _user_error(str(e)) from None
-    if compiled and not game.has_random_playouts():
-        raise _user_error(f"--compiled: {game.name} has no compiled random player")
+    if compiled:
+        try:
+            game.require_playouts()
+        except NotImplementedError as e:
+            raise _user_error(f"--compiled: {e}") from None
     if compiled and set(lineup) != {"random"}:
         raise _user_error(f"--compiled plays random players only, not {', '.join(sorted(set(lineup) - {'random'}))}")
     return Batch(game_name, players, lineup, seed, games, not fixed_seats,

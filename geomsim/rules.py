@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import importlib.util
 import json
 import math
 from abc import ABC, abstractmethod
@@ -280,6 +281,8 @@ class Game(ABC):
     rules: Mapping[str, Rule]
     action_types: Sequence[type[Action]] = ()
     hidden_information: bool = False  # True when some player may not know part of a state
+    # Modules `random_playouts` imports that are optional (``pip install 'geomsim[fast]'``).
+    playout_requires: tuple[str, ...] = ()
 
     @abstractmethod
     def new_state(self, players: int, seed: int | None = None, setup: JSON | None = None) -> State:
@@ -312,8 +315,21 @@ class Game(ABC):
         raise NotImplementedError(f"{self.name} has no compiled random playouts")
 
     def has_random_playouts(self) -> bool:
-        """Whether this game implements `random_playouts`."""
-        return type(self).random_playouts is not Game.random_playouts
+        """Whether this game implements `random_playouts` and what it needs is installed."""
+        try:
+            self.require_playouts()
+        except NotImplementedError:
+            return False
+        return True
+
+    def require_playouts(self) -> None:
+        """Raise `NotImplementedError`, saying why, unless `random_playouts` can run here."""
+        if type(self).random_playouts is Game.random_playouts:
+            raise NotImplementedError(f"{self.name} has no compiled random player")
+        missing = [m for m in self.playout_requires if importlib.util.find_spec(m) is None]
+        if missing:
+            raise NotImplementedError(f"the compiled random player of {self.name} needs "
+                                      f"{', '.join(missing)}: pip install 'geomsim[fast]'")
 
     def check_players(self, players: int) -> None:
         """Raise `ValueError` unless this game can be played by `players` players."""

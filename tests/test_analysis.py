@@ -48,6 +48,15 @@ class SlowBid(BidGame):
 SLOW_BID = SlowBid()
 
 
+class NeedyGrid(GridGame):
+    """Tic-tac-toe whose compiled random player needs a module that is not installed."""
+
+    playout_requires = ("geomsim_no_such_module",)
+
+
+NEEDY_GRID = NeedyGrid()
+
+
 def _rows(out: Path) -> list[dict]:
     """The rows of a batch without their timings (the only field that may differ)."""
     rows = read_rows(out / "games.jsonl")
@@ -272,6 +281,8 @@ def test_analyze_command_prints_the_summary_and_writes_files(tmp_path: Path, cap
     ([BID, "-w", "2", "--scheduler", "tcp://x:1"], "give --workers or --scheduler, not both"),
     ([BID, "--compiled"], "--compiled: toy-bid has no compiled random player"),
     ([GRID, "--compiled", "-b", "random,greedy"], "--compiled plays random players only, not greedy"),
+    (["tests.test_analysis:NEEDY_GRID", "--compiled"], "--compiled: the compiled random player of "
+     "toy-grid needs geomsim_no_such_module: pip install 'geomsim[fast]'"),
 ])
 def test_analyze_reports_bad_input_in_one_line(args: list[str], message: str, tmp_path: Path,
                                                capsys) -> None:

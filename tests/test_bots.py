@@ -250,6 +250,16 @@ def test_ismcts_rolls_out_with_the_compiled_random_player() -> None:
     assert 50 <= len(played) <= 100 and set(played) == {1}  # not at terminal nodes
 
 
+def test_ismcts_rolls_out_in_the_interface_when_the_compiled_player_cannot_run() -> None:
+    game, played = counting_grid()
+    game.playout_requires = ("geomsim_no_such_module",)
+    assert not game.has_random_playouts()
+    with pytest.raises(NotImplementedError, match="needs geomsim_no_such_module"):
+        game.require_playouts()
+    ISMCTSBot(iterations=30).choose(game.new_state(players=2), 0, np.random.default_rng(0))
+    assert played == []
+
+
 def test_ismcts_cut_rollouts_stay_in_the_interface() -> None:
     game, played = counting_grid()
     ISMCTSBot(iterations=30, rollout_depth=2).choose(game.new_state(players=2), 0,

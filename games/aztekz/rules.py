@@ -346,6 +346,7 @@ class AztekzGame(Game):
     rules = RULES
     action_types = ACTION_TYPES
     hidden_information = True  # the order of the draw pile and of the face-down souls
+    playout_requires = ("numba",)
 
     def make_setup(self, players: int, seed: int, components: dict[str, Any] | None = None) -> dict:
         """A random setup: shuffled deck (card ids, top first), shuffled souls, first player."""
@@ -392,6 +393,7 @@ class AztekzGame(Game):
 
     def random_playouts(self, states: Any, seed: int = 0) -> Any:
         """Uniformly random games to the end in a compiled kernel (games.aztekz.playout)."""
+        self.require_playouts()
         from games.aztekz.playout import random_playouts  # numba only when asked for
 
         return random_playouts(states, seed)

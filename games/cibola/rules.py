@@ -363,6 +363,7 @@ class Cibola(Game):
     rules = RULES
     action_types = ACTION_TYPES
     hidden_information = True
+    playout_requires = ("numba",)
 
     def new_state(self, players: int, seed: int | None = None,
                   setup: Mapping[str, Any] | None = None) -> CibolaState:
@@ -393,6 +394,7 @@ class Cibola(Game):
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Play copies of `states` to the end at random in a compiled kernel
         (games.cibola.playout, imported here so that numba loads only when asked for)."""
+        self.require_playouts()
         from games.cibola import playout
 
         return playout.random_playouts(states, seed)

@@ -9,6 +9,7 @@ from geomsim.rules import (
     FiniteActionSpace,
     Game,
     IllegalAction,
+    Playouts,
     Rule,
     State,
     Verdict,
@@ -19,6 +20,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Action", "ActionSpace", "ContinuousActionSpace", "Event", "FiniteActionSpace", "Game",
-    "IllegalAction", "Rule", "State", "UnknownGame", "Verdict", "Violation", "list_games",
+    "IllegalAction", "Playouts", "Rule", "State", "UnknownGame", "Verdict", "Violation", "list_games",
     "load_game", "__version__",
 ]

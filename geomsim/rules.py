@@ -243,6 +243,14 @@ def read_state_json(text: str) -> tuple[JSON, str | None]:
     return json.loads(text), None
 
 
+def playout_seed(seed: object, game: str) -> int:
+    """`seed` as compiled kernels' generators (numba's) take it, 0 to 2**32 - 1; `ValueError`
+    otherwise, where numba would keep only the low 32 bits (and other seeds give the same games)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"{game} playouts: seed must be a whole number 0 to 2**32 - 1, not {seed!r}")
+    return int(seed)
+
+
 @dataclass(frozen=True)
 class Playouts:
     """Games that a game's compiled random player played to the end (`Game.random_playouts`).

@@ -75,7 +75,7 @@ from games.aztekz.rules import (
     Take,
 )
 from geomsim.discrete import SIDE_NAMES, SIDES
-from geomsim.rules import Action, Playouts
+from geomsim.rules import Action, Playouts, playout_seed
 
 # Phases.
 PH_SETUP, PH_MOVE, PH_PLACE, PH_OVER = 0, 1, 2, 3
@@ -244,9 +244,7 @@ def kernel_inputs(states: Sequence[AztekzState]) -> tuple:
 
 def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
     """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
-        raise ValueError(f"aztekz playouts: seed must be a whole number 0 to 2**32 - 1, not {seed!r}")
-    log, offsets, final = play_batch(*kernel_inputs(states), np.int64(seed))
+    log, offsets, final = play_batch(*kernel_inputs(states), np.int64(playout_seed(seed, "aztekz")))
     comp, players = states[0].comp, states[0].num_players
     points = final[:, S_POINTS:S_POINTS + players]
     collected = final[:, S_COLLECTED:S_COLLECTED + players]

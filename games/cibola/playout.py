@@ -75,7 +75,7 @@ from games.cibola.rules import (
     Send,
     Take,
 )
-from geomsim.rules import Action, Playouts
+from geomsim.rules import Action, Playouts, playout_seed
 
 # -- codes ------------------------------------------------------------------------------------
 CODE_BASE = 1 << 20
@@ -692,6 +692,7 @@ def play_batch(records: np.ndarray, starts: np.ndarray, t: np.ndarray, seed: int
 # -- entry point ------------------------------------------------------------------------------
 def random_playouts(states: Sequence, seed: int = 0) -> Playouts:
     """Play copies of `states` (one player count, one set of components) to the end at random."""
+    seed = playout_seed(seed, "cibola")
     if not states:
         return Playouts(np.zeros((0, 0)), np.zeros((0, 0), bool), np.zeros((0, 3), np.int64),
                         np.zeros(1, np.int64), decode)

@@ -168,7 +168,7 @@ def test_decode_gives_the_interface_actions():
 
 def test_playouts_are_deterministic():
     """The same seed gives the same games, another seed other games; a batch mixing player counts
-    is refused."""
+    is refused, and so is a seed numba's generator would not take whole."""
     states = [GAME.new_state(4, seed=s) for s in range(30)]
     a, b = GAME.random_playouts(states, seed=5), GAME.random_playouts(states, seed=5)
     c = GAME.random_playouts(states, seed=6)
@@ -176,6 +176,9 @@ def test_playouts_are_deterministic():
     assert not (a.log.shape == c.log.shape and np.array_equal(a.log, c.log))
     with pytest.raises(ValueError, match="one player count"):
         GAME.random_playouts([GAME.new_state(2, seed=0), GAME.new_state(3, seed=0)])
+    for seed in (-1, 2**32 + 5):  # numba would take 2**32 + 5 for 5
+        with pytest.raises(ValueError, match="seed must be a whole number 0 to 2"):
+            GAME.random_playouts(states, seed=seed)
 
 
 def test_import_does_not_load_numba():

@@ -130,40 +130,31 @@ def test_catches_unrepeatable_games():
     expect_failure(Drifting(), "replay")
 
 
-def test_catches_observation_leaks():
-    class Leaky(BidGame):
+def broken_bid(**overrides) -> BidGame:
+    """A sealed-bid game whose states have the given methods replaced."""
+    state_cls = type("BrokenBidState", (BidState,), overrides)
+
+    class Broken(BidGame):
         def new_state(self, players=2, seed=None, setup=None):
-            s = super().new_state(players, seed)
-            s.__class__ = LeakyState
-            return s
+            state = super().new_state(players, seed)
+            state.__class__ = state_cls
+            return state
 
         def state_from_json(self, text):
-            s = super().state_from_json(text)
-            s.__class__ = LeakyState
-            return s
+            state = super().state_from_json(text)
+            state.__class__ = state_cls
+            return state
 
-    class LeakyState(BidState):
-        def observe(self, player):
-            return {**super().observe(player), "sealed": dict(self.sealed)}
-    expect_failure(Leaky(), "observe-hidden")
+    return Broken()
+
+
+def test_catches_observation_leaks():
+    leaky = broken_bid(observe=lambda self, p: {**BidState.observe(self, p), "sealed": dict(self.sealed)})
+    expect_failure(leaky, "observe-hidden")
 
 
 def test_catches_determinize_that_hides_nothing():
-    class Lazy(BidGame):
-        def new_state(self, players=2, seed=None, setup=None):
-            s = super().new_state(players, seed)
-            s.__class__ = LazyState
-            return s
-
-        def state_from_json(self, text):
-            s = super().state_from_json(text)
-            s.__class__ = LazyState
-            return s
-
-    class LazyState(BidState):
-        def determinize(self, player, rng):
-            return self.clone()
-    expect_failure(Lazy(), "determinize-varies")
+    expect_failure(broken_bid(determinize=lambda self, p, rng: self.clone()), "determinize-varies")
 
 
 def test_catches_infinite_scores():

@@ -125,6 +125,7 @@ def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> P
         fig.savefig(tmp, format=suffix[1:], dpi=dpi)
     return path
 
+
 def caption(fig: Any, text: str) -> Any:
     """Write (or rewrite) a one-line caption at the foot of a figure: the game's own titles stay.
     As the figure's x label, the layout makes room for it below everything drawn."""

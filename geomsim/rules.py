@@ -320,7 +320,7 @@ class Game(ABC):
         """Play copies of `states` to the end, each decision uniform among the legal actions, in
         a compiled kernel: the fast path of random simulation. `states` are left unchanged, and
         `geomsim.testing.check_playouts` replays the games through the rules interface."""
-        raise NotImplementedError(f"{self.name} has no compiled random playouts")
+        raise NotImplementedError(f"{self.name} has no compiled random player")
 
     def has_random_playouts(self) -> bool:
         """Whether this game implements `random_playouts` and what it needs is installed."""

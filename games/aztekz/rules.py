@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import json
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
@@ -55,6 +55,7 @@ from geomsim.rules import (
     Event,
     FiniteActionSpace,
     Game,
+    Playouts,
     Rule,
     State,
     Violation,
@@ -368,15 +369,15 @@ class AztekzGame(Game):
         """A state at the start of setup, from `seed` or an explicit `setup` (see `make_setup`)."""
         self.check_players(players)
         seed = 0 if seed is None else seed
-        drawn = None if setup is not None else self.make_setup(players, seed)
-        setup = drawn if setup is None else setup
+        given = setup is not None
+        setup = setup if given else self.make_setup(players, seed)
         if not isinstance(setup, dict):
             raise ValueError(f"aztekz setup: expected an object, got {type(setup).__name__}")
         comp = load_components(setup.get("components"))
         if setup.get("players", players) != players:
             raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
-        # What the setup leaves out comes from the seeded random setup.
-        drawn = drawn or self.make_setup(players, seed, setup.get("components"))
+        # What a given setup leaves out comes from the seeded random setup.
+        drawn = self.make_setup(players, seed, setup.get("components")) if given else setup
         first = setup.get("first", drawn["first"])
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
             raise ValueError(f"aztekz setup: first must be a player 0 to {players - 1}, got {first!r}")
@@ -391,7 +392,7 @@ class AztekzGame(Game):
         state._draw(soul=False)
         return state
 
-    def random_playouts(self, states: Any, seed: int = 0) -> Any:
+    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Uniformly random games to the end in a compiled kernel (games.aztekz.playout)."""
         self.require_playouts()
         from games.aztekz.playout import random_playouts  # numba only when asked for

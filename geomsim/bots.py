@@ -451,8 +451,8 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
 
 
 def play_compiled(game: Game, players: int, seed: int, start: State | None = None) -> GameResult:
-    """One game of random players, from the setup of `seed` (or a copy of `start`), played by
-    the game's compiled random player (`Game.random_playouts`) with the stream of `seed`.
+    """One game of random players, from the setup of `seed` (or from `start`, left unchanged),
+    played by the game's compiled random player (`Game.random_playouts`) with the stream of `seed`.
 
     The games follow the same law as `play_game` with every seat ``random`` (a uniform choice
     among the legal actions at every decision), not the same games; no game figures.

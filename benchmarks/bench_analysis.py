@@ -139,7 +139,11 @@ def main() -> None:
                         help="length of a one-worker batch (default 4)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each configuration")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask comparison")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.seconds, args.repeat, args.no_dask = "cibola", 0.2, 1, True
     try:
         import distributed  # noqa: F401
         dask = not args.no_dask

@@ -35,7 +35,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=30, help="layouts to time")
     parser.add_argument("--draws", type=int, default=10, help="diagrams to time per format")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.seeds, args.draws = 1, 1
 
     rows: dict[str, list[tuple[float, float]]] = {}
     seeds = iter(range(10**6))

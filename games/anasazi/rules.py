@@ -381,7 +381,29 @@ class AnasaziState(State):
             found += self.sample_markers(player, rng, k - len(found))
         if len(found) < k and camps_ok:  # no marker found: offer more camps instead
             found += [a for a in self.sample_camps(rng, k - len(found)) if a not in found]
-        return found[:k]
+        found = found[:k]
+        # The samplers judged these with the rules' own formulas on this board (tests hold them
+        # to the exact check): `apply` of these very objects, in this very position, need not
+        # judge them again.
+        self._proof = (self._position(player), {id(a): a for a in found})
+        return found
+
+    _proof: tuple[tuple, dict[int, Action]] | None = None  # see _proven
+
+    def _position(self, player: int) -> tuple:
+        """What the legality of a base camp or marker by `player` depends on: the board (the
+        very object: a new one is made whenever a piece is laid) and the turn."""
+        return (self.board(), self.phase, self.current, self.actions_left, tuple(self.pending),
+                player)
+
+    def _proven(self, action: Action, player: int) -> bool:
+        """Whether the sampler returned this very object in this very position (see
+        `geomsim.rules.State._proven`)."""
+        proof = self._proof
+        if proof is None or proof[1].get(id(action)) is not action:
+            return False
+        position = self._position(player)
+        return position[0] is proof[0][0] and position[1:] == proof[0][1:]
 
     def sample_camps(self, rng: np.random.Generator, k: int) -> list[BuildCamp]:
         """Up to `k` legal base camp placements drawn uniformly over the play area."""
@@ -775,6 +797,7 @@ class AnasaziState(State):
     def clone(self) -> AnasaziState:
         """An independent copy (the table and the laid pieces, immutable, are shared)."""
         other = copy.copy(self)
+        other._proof = None  # a proof is of this state's position only
         other.history = list(self.history)
         for name in ("pending", "fresh", "camps", "covered", "setup_looked"):
             setattr(other, name, list(getattr(self, name)))

@@ -47,7 +47,7 @@ for setup, actions in positions:
     spent = time.process_time() - start
     out.append({"cpu": spent, "cells": {e: {s: r.status for s, r in row.items()}
                                         for e, row in rmap.results.items()}})
-json.dump(out, open(sys.argv[3], "w"))
+json.dump({"code": __import__("games").__file__, "maps": out}, open(sys.argv[3], "w"))
 """
 
 
@@ -77,9 +77,12 @@ def positions(tables: int, steps: int) -> list[tuple[dict, list[str]]]:
 def run_maps(code_root: Path, data: Path, markers: int, out: Path) -> list[dict]:
     """The reach maps made by the code at `code_root`, in a fresh process."""
     env = dict(os.environ, PYTHONPATH=str(code_root), MPLBACKEND="Agg")
-    subprocess.run([sys.executable, "-c", MAPS, str(data), str(markers), str(out)], check=True,
-                   env=env)
-    return json.loads(out.read_text())
+    # -P: the working directory must not come before PYTHONPATH (it may be another checkout).
+    subprocess.run([sys.executable, "-P", "-c", MAPS, str(data), str(markers), str(out)],
+                   check=True, env=env, cwd=code_root)
+    done = json.loads(out.read_text())
+    assert done["code"].startswith(str(code_root)), f"ran {done['code']}, not {code_root}"
+    return done["maps"]
 
 
 def archive(rev: str, into: Path) -> Path:

@@ -66,8 +66,9 @@ print((time.process_time() - start) * 1000, (time.process_time() - imported) * 1
 
 def fresh(code: str, *args: str) -> tuple[float, float]:
     """The two figures a fresh Python process prints for `code`."""
-    out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True,
-                         text=True, env=dict(os.environ, MPLBACKEND="Agg"))
+    # -P: the working directory must not come before PYTHONPATH (it may be another checkout).
+    out = subprocess.run([sys.executable, "-P", "-c", code, *args], check=True,
+                         capture_output=True, text=True, env=dict(os.environ, MPLBACKEND="Agg"))
     whole, drawn = out.stdout.split()[-2:]
     return float(whole), float(drawn)
 
@@ -77,7 +78,7 @@ def whole_process(out: Path) -> tuple[float, float]:
     PNG); the CPU is the child's (user + system)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "geomsim.cli", "setup", "anasazi", "-p", "4", "-s",
+    subprocess.run([sys.executable, "-P", "-m", "geomsim.cli", "setup", "anasazi", "-p", "4", "-s",
                     "7", "-o", str(out)], check=True, capture_output=True,
                    env=dict(os.environ, MPLBACKEND="Agg"))
     wall = (time.perf_counter() - start) * 1000

@@ -167,8 +167,9 @@ class Convex:
 
     def __init__(self, corners: NDArray[np.complex128]):
         self.corners = corners
-        self.edges = np.roll(corners, -1) - corners
-        self.lengths_sq = (self.edges * np.conj(self.edges)).real
+        edges = np.roll(corners, -1) - corners
+        self.ax, self.ay, self.dx, self.dy = corners.real, corners.imag, edges.real, edges.imag
+        self.inverse_sq = 1.0 / (self.dx ** 2 + self.dy ** 2)
         self.centre = complex(corners.mean())
         self.radius = float(np.abs(corners - self.centre).max())
 
@@ -187,10 +188,12 @@ class Convex:
         out = np.full(len(z), math.inf)
         near = np.flatnonzero(np.abs(z - self.centre) - self.radius <= limit)
         if len(near):
-            rel = z[near, None] - self.corners  # (n, m)
-            t = np.clip((rel * np.conj(self.edges)).real / self.lengths_sq, 0.0, 1.0)
-            dist = np.abs(rel - t * self.edges).min(axis=1)
-            inside = ((np.conj(self.edges) * rel).imag >= 0.0).all(axis=1)
+            # In real arithmetic on (n, m) arrays: the nearest point of each edge, squared.
+            rx, ry = z.real[near, None] - self.ax, z.imag[near, None] - self.ay
+            t = np.clip((rx * self.dx + ry * self.dy) * self.inverse_sq, 0.0, 1.0)
+            qx, qy = rx - t * self.dx, ry - t * self.dy
+            dist = np.sqrt((qx * qx + qy * qy).min(axis=1))
+            inside = (self.dx * ry - self.dy * rx >= 0.0).all(axis=1)
             out[near] = np.where(inside, 0.0, dist)
         return out
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import hashlib
 import importlib.util
 import json
 import math
@@ -447,6 +448,30 @@ class State(ABC):
     def clone(self) -> State:
         """An independent copy."""
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict) -> State:
+        """`clone()` where a game defines its own (faster, sharing what never changes), else a
+        deep copy of every attribute."""
+        if type(self).clone is not State.clone:
+            return self.clone()
+        other = type(self).__new__(type(self))
+        memo[id(self)] = other
+        other.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return other
+
+    # States are mutable: equality and the hash are those of the position now, as its JSON form
+    # (history included). A state whose hash was taken and that is then played on no longer
+    # matches it: keep clones, not the playing state, in sets and dict keys.
+    def __eq__(self, other: object) -> bool:
+        """True when `other` is a state of the same game and class writing the same JSON."""
+        if not isinstance(other, State):
+            return NotImplemented
+        return self is other or (type(self) is type(other) and self.to_json() == other.to_json())
+
+    def __hash__(self) -> int:
+        """A hash of the JSON form, the same in every process (unlike `hash` of a str)."""
+        digest = hashlib.blake2b(self.to_json().encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big", signed=True)
 
     def to_json(self) -> str:
         """The whole state, history included, as JSON text (exact round trip)."""

@@ -786,9 +786,6 @@ class AnasaziState(State):
         other.visited = set(self.visited)
         return other
 
-    def __deepcopy__(self, memo: dict) -> AnasaziState:
-        return self.clone()
-
     def _scalars(self) -> dict[str, Any]:
         """The public parts of the state but the laid pieces (every player sees them)."""
         return {

@@ -69,7 +69,9 @@ def make_setup(pueblos: dict[str, shapely.Polygon], players: int = 2,
 def play_setup(setup: Setup, camps: list[tuple[int, float, float]] = ()):
     """The state at the start of play after setup: base camps (player, x, y) built by the setup
     actions (two per player; missing ones far away), then three tower looks each."""
-    state = GAME.new_state(setup.players, setup=setup)
+    # Single-pueblo laboratory tables break the table's setup rules on purpose (one mesa per
+    # pueblo, one or two expedition base camps): `check_setup=False` says so.
+    state = GAME.new_state(setup.players, setup=setup, check_setup=False)
     todo = {p: [(x, y) for q, x, y in camps if q == p] for p in range(setup.players)}
     spare = iter([(FAR[0] + 20 * k, FAR[1]) for k in range(8)])
     while state.phase == "camps":
@@ -340,15 +342,21 @@ def test_command_line(tmp_path, ring, capsys):
     setup.write_text(json.dumps(ring.setup.to_json()))
     state = tmp_path / "state.json"
     state.write_text(ring.to_json())
+    # The ring is a laboratory table (one mesa per pueblo): refused unless the user says so.
+    assert main(["reach", "--setup", str(setup), "-e", "E1", "-p", "P0"]) == 2
+    err = capsys.readouterr().err
+    assert "breaks the setup rules" in err and "--no-check-setup" in err
+    assert len(err.strip().splitlines()) == 1
+    lab = ["--no-check-setup"]
     assert main(["reach", "--setup", str(setup), "--state", str(state), "-e", "E1", "-p", "P0",
-                 "--json", str(tmp_path / "v.json")]) == 0
+                 "--json", str(tmp_path / "v.json"), *lab]) == 0
     out = capsys.readouterr().out
     assert "reachable with 1 marker" in out and "lay: marker E1 at " in out and "margin" in out
     text = next(line for line in out.splitlines() if "lay:" in line).split("lay: ")[1]
     assert ring.check(GAME.parse_action(text), 0).ok  # the printed action pastes as is
     assert json.loads((tmp_path / "v.json").read_text())["status"] == "reachable"
     assert main(["reach", "--setup", str(setup), "--map", "-n", "1", "-o", str(tmp_path / "m.png"),
-                 "--json", str(tmp_path / "m.json")]) == 0
+                 "--json", str(tmp_path / "m.json"), *lab]) == 0
     assert (tmp_path / "m.png").stat().st_size > 10_000
     assert json.loads((tmp_path / "m.json").read_text())["max_markers"] == 1
     capsys.readouterr()
@@ -356,7 +364,7 @@ def test_command_line(tmp_path, ring, capsys):
                         (["-e", "E1", "-p", "Q1"], "no pueblo or sector 'Q1'"),
                         (["-e", "E1"], "give --expedition and --pueblo"),
                         (["--map", "-e", "E1"], "leave out --expedition")):
-        assert main(["reach", "--setup", str(setup), *args]) == 2
+        assert main(["reach", "--setup", str(setup), *args, *lab]) == 2
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1
     (tmp_path / "bad.json").write_text("{")

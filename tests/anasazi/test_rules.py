@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from games.anasazi import GAME
 from games.anasazi import legality as lg
 from games.anasazi.actions import ExtendMarker, LookTower, Pass, PlaceMarker, TakeTreasure, extend
-from games.anasazi.components import Sizes
+from games.anasazi.components import Setup, Sizes
 from geomsim.geometry import Pose
 from geomsim.rules import IllegalAction
 
-from .conftest import in_play, lab_setup, play
+from .conftest import in_play, lab_state, play
 
 R = 400.0  # the lab's play area radius
 
@@ -57,7 +57,7 @@ def shifted(action, dx=0.0, dy=0.0):
 def test_setup_camps():
     """`anasazi/3.0/setup-camps`: two base camps each, in turn order from the first player,
     before anything else; the base camp rules of 4.1 hold."""
-    state = GAME.new_state(3, setup=lab_setup(3, first_player=1))
+    state = lab_state(3, first_player=1)
     order = []
     assert rules_of(state, "marker E1 at -319.0,0.0 heading 0.0") == ("anasazi/3.0/setup-camps",)
     assert "anasazi/4.1/valley" in rules_of(state, "camp -150.0,0.0")
@@ -71,7 +71,7 @@ def test_setup_camps():
 
 def test_setup_looks():
     """`anasazi/3.0/setup-looks`: each player in turn looks at three different towers."""
-    state = GAME.new_state(2, setup=lab_setup(2, first_player=1))
+    state = lab_state(2, first_player=1)
     play(state, "camp 0.0,150.0", "camp 20.0,150.0", "camp 40.0,150.0", "camp 60.0,150.0")
     assert rules_of(state, "pass") == ("anasazi/3.0/setup-looks",)
     assert rules_of(state, "camp 80.0,150.0") == ("anasazi/3.0/setup-looks",)
@@ -577,7 +577,7 @@ def test_turn_of_continues_or_starts_a_turn():
     assert len(theirs.history) == len(state.history) and len(theirs.camps) == len(state.camps)
     later = mine.turn_of(1).turn_of(0)  # a later turn of player 0: the camp is no longer fresh
     assert later.actions_left == 2 and later.check(first).ok
-    setup = GAME.new_state(2, setup=lab_setup())
+    setup = lab_state()
     assert setup.turn_of(1).to_move() == (1,) and setup.turn_of(1).phase == "play"
     with pytest.raises(ValueError, match="unknown player"):
         state.turn_of(2)
@@ -591,6 +591,25 @@ def test_sampled_actions_are_legal(lab):
         lab.apply(actions[0])
         while lab.pending:
             lab.apply(Pass())
+
+
+def test_setup_table_checked_alike_as_json_and_setup():
+    """`anasazi/3.0/table`: a given setup breaking the table's setup rules (no inner mesa, five
+    expedition base camps) is refused as its JSON dict and as a `Setup` object, with the same
+    message; only an explicit `check_setup=False` (laboratory tables) takes it."""
+    data = GAME.make_setup(2, 7)
+    for m in data["mesas"]:
+        if m["ring"] == "inner":
+            m["ring"] = "outer"
+    data["expedition_camps"] = data["expedition_camps"][:5]
+    messages = []
+    for given in (data, Setup.from_json(data)):
+        with pytest.raises(ValueError, match="0 inner mesas.*5 expedition base camps") as e:
+            GAME.new_state(2, setup=given)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+    lab = GAME.new_state(2, setup=Setup.from_json(data), check_setup=False)
+    assert len(lab.table.expedition_camps) == 5
 
 
 def test_new_state_from_seed_and_setup_json():

@@ -546,6 +546,24 @@ class State(ABC):
         return [(h["player"], self.game.action_from_json(h["action"]),
                  [Event.from_json(e) for e in h["events"]]) for h in data]
 
+    def player_views(self, player: Player) -> dict[str, JSON]:
+        """Everything `player` may call to look at this state for their own view, by name, as
+        JSON-able data: `observe(player)`, who is to move, `scores()`, `winners()`,
+        `evaluate(player)` and, when it is their move in a finite space, their legal actions.
+        None of them may show what `player` may not know: the harness checks that each is the
+        same in every determinization for `player`. A game adds its own views (Anasazi:
+        `view(player)`); a method that shows the whole truth says so in its name."""
+        views: dict[str, JSON] = {
+            "observe": self.observe(player), "to_move": list(self.to_move()),
+            "scores": list(self.scores()), "winners": list(self.winners()),
+            "evaluate": self.evaluate(player),
+        }
+        if player in self.to_move():
+            space = self.legal_actions(player)
+            if space.finite:
+                views["legal_actions"] = [str(a) for a in space]  # type: ignore[attr-defined]
+        return views
+
     def evaluate(self, player: Player) -> float:
         """A heuristic value of this state for `player` (greedy bots); the score by default."""
         return float(self.scores()[player])

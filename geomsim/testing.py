@@ -20,8 +20,8 @@ from geomsim.rules import Action, Game, IllegalAction, Player, Playouts, State
 
 PROPERTIES = (
     "legal-passes-check", "illegal-raises", "illegal-unchanged", "clone-independent",
-    "json-round-trip", "copy-round-trip", "action-round-trip", "replay", "observe-hidden", "determinize-varies",
-    "scores-finite", "terminates", "playout-replay",
+    "json-round-trip", "copy-round-trip", "action-round-trip", "replay", "observe-hidden",
+    "view-hidden", "determinize-varies", "scores-finite", "terminates", "playout-replay",
 )
 
 
@@ -251,15 +251,23 @@ def _dump(data: object) -> str:
 
 def _check_observations(state: State, players: int, rng: np.random.Generator,
                         report: HarnessReport, fail) -> None:
+    """Every view a player may call for their own (`State.player_views`: observe, scores, ...)
+    is the same in the state and in a determinization for that player."""
     full = state.to_json()
     for p in range(players):
-        seen = _dump(state.observe(p))
+        views = state.player_views(p)
         other = state.determinize(p, rng)
         report.determinized += 1
-        if _dump(other.observe(p)) != seen:
-            fail("observe-hidden", f"observe({p}) differs between the state and a determinization "
-                                   "for that player: it shows what the player may not know, or "
-                                   "determinize changes what the player knows")
+        for name, seen in other.player_views(p).items():
+            if _dump(seen) == _dump(views.get(name)):
+                continue
+            if name == "observe":
+                fail("observe-hidden", f"observe({p}) differs between the state and a "
+                     "determinization for that player: it shows what the player may not know, "
+                     "or determinize changes what the player knows")
+            fail("view-hidden", f"{name} for player {p} differs between the state and a "
+                 "determinization for that player: it shows what the player may not know "
+                 "(or, if it is meant to show the whole truth, it must not be a player's view)")
         # Writing every determinization is costly; one that varies is proof enough.
         if not report.determinize_varied and other.to_json() != full:
             report.determinize_varied += 1

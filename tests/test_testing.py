@@ -161,6 +161,22 @@ def test_catches_observation_leaks():
     expect_failure(leaky, "observe-hidden")
 
 
+def test_catches_scores_that_leak_hidden_parts():
+    """A side channel beside observe (issue 13: Anasazi's scores doubled secret objectives):
+    scores during play that count the prize of the round still to come."""
+    def scores(self):
+        ahead = self.prizes[self.round] if self.round < len(self.prizes) else 0
+        return [float(w + ahead * (p == 0)) for p, w in enumerate(self.won)]
+    expect_failure(broken_bid(scores=scores), "view-hidden")
+
+
+def test_catches_a_game_view_that_leaks():
+    """A game's own view (Anasazi: `view(player)`) that shows the sealed bids."""
+    def player_views(self, player):
+        return {**BidState.player_views(self, player), "table": dict(self.sealed)}
+    expect_failure(broken_bid(player_views=player_views), "view-hidden")
+
+
 def test_catches_determinize_that_hides_nothing():
     expect_failure(broken_bid(determinize=lambda self, p, rng: self.clone()), "determinize-varies")
 

@@ -119,6 +119,26 @@ def test_secret_towers():
     assert moved and not moved & state.seen[0]
 
 
+def test_secret_towers_in_every_player_view():
+    """`anasazi/3.0/secret-towers` and `anasazi/3.0/secret-objective` beside observe: the table
+    view a player may call (`view(p)`, what `draw(player=p)` shows) carries only the tower colours
+    that player has seen, and every player view (`player_views`: view, scores, evaluate, ...) is
+    the same in every determinization for that player; `revealed_view()` is the whole truth."""
+    state = in_play(2)
+    play(state, "camp 100.0,100.0", "look P1s")
+    for p in (0, 1):
+        contents = state.view(p).contents
+        hidden = {s for s, (kind, colour) in contents.items() if kind == "tower" and colour is None}
+        assert hidden == set(state.towers_on_table()) - state.seen[p]
+        assert all(contents[s] == ("tower", state.towers[s]) for s in state.seen[p])
+    assert state.view(1).contents["P1s"] == ("tower", None) == state.view().contents["P1s"]
+    assert state.revealed_view().contents["P1s"] == ("tower", "white")
+    views = json.dumps(state.player_views(1), sort_keys=True, default=str)
+    for seed in range(10):
+        other = state.determinize(1, np.random.default_rng(seed))
+        assert json.dumps(other.player_views(1), sort_keys=True, default=str) == views
+
+
 # -- 4.0 turns ------------------------------------------------------------------------------
 def test_turn(lab):
     """`anasazi/4.0/turn`: two actions a turn, any mix, then the next player clockwise; the
@@ -445,11 +465,38 @@ def test_treasure_value(lab):
 
 def test_objective_double():
     """`anasazi/5.1/objective-double`: treasures matching one's objective card count double:
-    the rulebook's example, a white treasure worth 2 is worth 4 with the white objective."""
-    state = in_play(objectives=("white", "blue"))
+    the rulebook's example, a white treasure worth 2 is worth 4 with the white objective. During
+    play the cards are secret, so `scores()` doubles nothing (it would tell every player the
+    others' cards); `evaluate(p)` doubles p's own card, `revealed_scores()` every card; the
+    final scores double them all."""
+    state = in_play(objectives=("white", "blue"), sizes=Sizes(markers=1))
     state.track["white"] = 3
     state.hands[0]["white"] = state.hands[1]["white"] = 1
-    assert state.scores() == [4.0, 2.0]
+    assert state.scores() == [2.0, 2.0]
+    assert [state.evaluate(p) for p in (0, 1)] == [4.0, 2.0]
+    assert state.revealed_scores() == [4.0, 2.0]
+    walk(state, "E3", 270.0)  # the last marker ends the game
+    state.bonus = {c: None for c in state.bonus}  # the bonus is test_bonus's business
+    assert state.is_over() and state.scores() == [4.0, 2.0]
+
+
+def test_objectives_dealt_after_setup_camps():
+    """`anasazi/3.0/secret-objective` after `anasazi/3.0/setup-camps`: the objective cards are
+    dealt only once each player has placed two setup base camps, so nobody knows their card
+    while placing them (observe shows none, a determinization deals every card anew, evaluate
+    doubles nothing); the last setup camp deals them."""
+    state = GAME.new_state(2, seed=7)
+    assert state.observe(0)["objectives"] == [None, None] and not state.objectives_dealt()
+    drawn = {state.determinize(0, np.random.default_rng(s)).objectives[0] for s in range(20)}
+    assert len(drawn) > 1
+    rng = np.random.default_rng(1)
+    while state.phase == "camps":
+        assert state.observe(state.current)["objectives"] == [None, None]
+        events = state.apply(state.legal_actions().sample(rng, 1)[0])
+    assert events[-1].kind == "objectives-dealt" and state.objectives_dealt()
+    assert state.observe(0)["objectives"] == [state.objectives[0], None]
+    assert {state.determinize(0, np.random.default_rng(s)).objectives[0]
+            for s in range(20)} == {state.objectives[0]}
 
 
 def test_winner():

@@ -299,8 +299,11 @@ class AnasaziState(State):
         player's turn, setup, the end) the clone is at the start of a turn of `player`: two
         actions, no decision open, no base camp built this turn; the table, the hands and the
         history stay as they are (the other players are taken to leave the table alone).
+        A game that is over has no turn to give: `ValueError` (the game stops where it ends).
         """
         player = self._resolve_player(player)
+        if self.phase == "over":
+            raise ValueError(f"the game is over ({self.ended}): player {player} has no turn")
         other = self.clone()
         while other.phase == "play" and other.current == player and other.pending:
             other.apply(Pass(), player)

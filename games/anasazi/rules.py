@@ -319,8 +319,8 @@ class AnasaziState(State):
 
     @property
     def setup(self) -> Setup:
-        """The setup this game started from (as this state knows it: determinized states carry
-        their drawn tower colours and objective cards)."""
+        """The setup this game started from, the whole truth (every tower colour and objective
+        card: not a player's view; determinized states carry their drawn ones)."""
         if self._setup is None:
             self._setup = Setup(self.table, self.num_players, self.towers, self.initial_treasures,
                                 self.objectives, self.first_player, self.seed)

@@ -459,6 +459,11 @@ class State(ABC):
         other.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return other
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its JSON text, read back by `Game.state_from_json`: the exact round trip,
+        and what a game shares between states (tables, components) is found again, not copied."""
+        return self.game.state_from_json, (self.to_json(),)
+
     # States are mutable: equality and the hash are those of the position now, as its JSON form
     # (history included). A state whose hash was taken and that is then played on no longer
     # matches it: keep clones, not the playing state, in sets and dict keys.
@@ -556,8 +561,9 @@ class State(ABC):
         views: dict[str, JSON] = {
             "observe": self.observe(player), "to_move": list(self.to_move()),
             "scores": list(self.scores()), "winners": list(self.winners()),
-            "evaluate": self.evaluate(player),
         }
+        if type(self).evaluate is not State.evaluate:  # else it is a score, checked already
+            views["evaluate"] = self.evaluate(player)
         if player in self.to_move():
             space = self.legal_actions(player)
             if space.finite:

@@ -12,7 +12,6 @@ docs/assumptions/anasazi-rules.md.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 import hashlib
 import json
@@ -787,7 +786,10 @@ class AnasaziState(State):
     def player_views(self, player: int) -> dict[str, Any]:
         """The engine's views of `player` and `view(player)` (see `State.player_views`)."""
         views = super().player_views(player)
-        views["view"] = dataclasses.asdict(self.view(player))
+        view = self.view(player)
+        # Its fields as they are, the poses as lists (`dataclasses.asdict` deep-copies: slow).
+        views["view"] = {**vars(view), "expeditions": {e: [[p.x, p.y, p.heading] for p in poses]
+                                                       for e, poses in view.expeditions.items()}}
         return views
 
     def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None) -> Any:

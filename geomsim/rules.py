@@ -352,6 +352,11 @@ class Game(ABC):
         return f"<Game {self.name} ({self.min_players}-{self.max_players} players)>"
 
 
+def _state_from_json(game: Game, text: str) -> State:
+    """`game.state_from_json(text)`: how a pickled state is read back (see `State.__reduce__`)."""
+    return game.state_from_json(text)
+
+
 class State(ABC):
     """A moment of a game. Subclasses implement the underscored hooks."""
 
@@ -462,7 +467,7 @@ class State(ABC):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its JSON text, read back by `Game.state_from_json`: the exact round trip,
         and what a game shares between states (tables, components) is found again, not copied."""
-        return self.game.state_from_json, (self.to_json(),)
+        return _state_from_json, (self.game, self.to_json())
 
     # States are mutable: equality and the hash are those of the position now, as its JSON form
     # (history included). A state whose hash was taken and that is then played on no longer

@@ -130,4 +130,10 @@ def test_copied_state_writes_the_same_json(how):
         assert other.to_json() == state.to_json()
         assert other == state and hash(other) == hash(state)
     assert json.loads(copier(new(3)).to_json())["components"] is None
+    # Components equal to the defaults but another object (an override with the default value,
+    # a copy) are the defaults: the state writes them as null, the same JSON as the default's.
+    same = GAME.new_state(3, seed=0, setup={"components": {"rocks": COMPONENTS.rocks}})
+    assert same.components is not COMPONENTS and same.to_json() == new(3).to_json() == copier(same).to_json()
+    same.components = copy.deepcopy(COMPONENTS)
+    assert same == new(3) and hash(same) == hash(new(3))
     assert load_components({"rocks": 12}) != COMPONENTS == load_components({"rocks": COMPONENTS.rocks})

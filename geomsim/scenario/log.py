@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from geomsim import registry
-from geomsim.files import write_text
+from geomsim.files import atomic_path, write_text
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game, IllegalAction, State
 from geomsim.scenario.model import GameLoader
@@ -143,15 +143,9 @@ def replay(log: GameLog, output: str | Path, fps: float = 2.0, options: Mapping[
     if output.suffix.lower() == ".gif":
         from matplotlib.animation import PillowWriter
 
-        tmp = output.with_name(f".{output.stem}.partial.gif")
-        output.parent.mkdir(parents=True, exist_ok=True)
         writer = PillowWriter(fps=fps)
-        try:
-            with writer.saving(fig, str(tmp), dpi):
-                for _ in pictures():
-                    writer.grab_frame()
-            tmp.replace(output)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with atomic_path(output) as tmp, writer.saving(fig, str(tmp), dpi):
+            for _ in pictures():
+                writer.grab_frame()
         return [output]
     return [save(fig, output / f"{number:04d}.png", dpi=dpi) for number, _ in enumerate(pictures())]

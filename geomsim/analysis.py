@@ -204,8 +204,8 @@ class Pool:
     """An executor, how many tasks to keep in flight on it, and how to stop it at once.
 
     `check` is called while waiting for tasks (every `CHECK_SECONDS`) and raises `PoolLost`
-    when the pool can no longer finish them; `lost` are the exceptions a task's result raises
-    when the pool died under it (as opposed to a game that failed).
+    when the pool can no longer finish them; `lost` says why the pool died when a task's
+    result raised that exception (None: the task itself failed).
     """
 
     executor: Executor
@@ -213,7 +213,7 @@ class Pool:
     close: Callable[[], None] = _no_check
     abandon: Callable[[], None] = _no_check
     check: Callable[[], None] = _no_check
-    lost: tuple[type[BaseException], ...] = ()
+    lost: Callable[[BaseException], str | None] = lambda e: None
 
 
 CHECK_SECONDS = 1.0
@@ -236,8 +236,12 @@ def local_pool(workers: int, mp_context: Any = None) -> Pool:
         for process in processes:
             process.terminate()
 
+    def lost(e: BaseException) -> str | None:
+        return ("a worker process ended abruptly (killed, or out of memory)"
+                if isinstance(e, BrokenProcessPool) else None)
+
     return Pool(executor, LOCAL_TASKS_PER_WORKER * workers, lambda: executor.shutdown(wait=True),
-                abandon, lost=(BrokenProcessPool,))
+                abandon, lost=lost)
 
 
 def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
@@ -284,10 +288,20 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
         executor.shutdown(wait=False)
         client.close()
 
-    from concurrent.futures import CancelledError
+    def lost(e: BaseException) -> str | None:
+        from concurrent.futures import CancelledError
 
-    return Pool(executor, DASK_TASKS_PER_THREAD * threads, close, abandon, check,
-                lost=(CancelledError, OSError, TimeoutError))
+        from distributed.scheduler import KilledWorker
+
+        if isinstance(e, KilledWorker):
+            return f"Dask workers died playing the same task again and again ({e})"
+        if not isinstance(e, (CancelledError, OSError, TimeoutError)):
+            return None
+        if client.status != "running":
+            return f"lost the Dask scheduler at {address}"
+        return f"the Dask cluster at {address} lost a task ({type(e).__name__}: {e})"
+
+    return Pool(executor, DASK_TASKS_PER_THREAD * threads, close, abandon, check, lost)
 
 
 def _quiet_dask() -> None:
@@ -295,7 +309,11 @@ def _quiet_dask() -> None:
     terminal: a batch reports a lost cluster in one line of its own."""
     import logging
 
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    import distributed  # noqa: F401 (it sets up its loggers on import)
+
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.startswith("distributed"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 # -- rows on disk ----------------------------------------------------------------------------------
@@ -519,8 +537,11 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future], f: 
         for future in finished:
             try:
                 done_rows = future.result()
-            except pool.lost as e:
-                raise PoolLost(_lost_reason(e)) from None
+            except Exception as e:
+                reason = pool.lost(e)
+                if reason is None:
+                    raise
+                raise PoolLost(reason) from None
             f.write("".join(_row_line(row) for row in done_rows))
             f.flush()  # the rows of a task finish together: in the file before the next wait
             rows.extend(done_rows)
@@ -529,12 +550,6 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future], f: 
         if time.monotonic() - synced > SYNC_SECONDS:
             os.fsync(f.fileno())
             synced = time.monotonic()
-
-
-def _lost_reason(e: BaseException) -> str:
-    if isinstance(e, BrokenProcessPool):
-        return "a worker process ended abruptly (killed, or out of memory)"
-    return f"the Dask cluster lost the task ({type(e).__name__}{f': {e}' if str(e) else ''})"
 
 
 def _abandon(pool: Pool, pending: set[Future]) -> None:

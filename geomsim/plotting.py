@@ -118,7 +118,7 @@ def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> P
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in DIAGRAM_SUFFIXES:
-        raise ValueError(f"cannot save {path.name}: use one of {', '.join(DIAGRAM_SUFFIXES)}")
+        raise ValueError(f"cannot save {path.name}: use one of {', '.join(sorted(DIAGRAM_SUFFIXES))}")
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=suffix[1:], dpi=dpi)
     return path

@@ -19,6 +19,7 @@ from geomsim import cli
 from geomsim.analysis import (
     TASK_SECONDS,
     Batch,
+    Stopped,
     _Chunker,
     dask_pool,
     lineup_of,
@@ -108,6 +109,64 @@ def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict],
         run_batch(_batch(), tmp_path, pool, chunk=3, progress=False)
         pool.close()
     assert _rows(tmp_path) == reference
+
+
+def test_a_scheduler_without_workers_is_refused_after_a_bounded_wait(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        start = time.monotonic()
+        with pytest.raises(cli.UserError, match="no worker joined within 0.5 s "
+                           r"\(start one with: dask worker \S+\)$"):
+            dask_pool(cluster.scheduler_address, worker_timeout=0.5)
+        assert time.monotonic() - start < 5
+
+
+def test_a_cluster_left_without_workers_stops_the_batch(tmp_path: Path) -> None:
+    """The workers leave during the batch: it stops after `worker_timeout`, rows kept."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        pool = dask_pool(cluster.scheduler_address, worker_timeout=0.5)
+        cluster.scale(0)
+        with pytest.raises(Stopped, match="has had no worker for 0.5 s; 0 of 12 games are kept"):
+            run_batch(_batch(), tmp_path, pool, progress=False)
+
+
+@pytest.fixture
+def dask_scheduler(tmp_path: Path):
+    """A Dask scheduler and one worker of 2 threads (playing slowed games) in processes of
+    their own, so that a test can kill the scheduler: (its process, its address)."""
+    pytest.importorskip("distributed")
+    file = tmp_path / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4"}
+    quiet = {"cwd": ROOT, "env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    options = ["--scheduler-file", str(file), "--no-dashboard"]
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--port", "0", *options], **quiet)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--nthreads",
+                               "2", "--death-timeout", "10", *options], **quiet)
+    try:
+        deadline = time.monotonic() + 30
+        while not file.exists() or not file.read_text().strip().endswith("}"):
+            assert time.monotonic() < deadline and scheduler.poll() is None
+            time.sleep(0.05)
+        yield scheduler, json.loads(file.read_text())["address"]
+    finally:
+        for process in (worker, scheduler):
+            process.kill()
+            process.wait()
+
+
+def test_a_killed_dask_scheduler_stops_the_batch_in_one_line(reference: list[dict],
+                                                             dask_scheduler, tmp_path: Path,
+                                                             capsys) -> None:
+    """No tracebacks of Dask's reconnection attempts: one line, rows kept, --resume (here on
+    local processes) finishes the batch."""
+    scheduler, address = dask_scheduler
+    argv, process = _slow_batch(tmp_path / "out", "--scheduler", address)
+    scheduler.kill()
+    _stopped_then_resumed(reference, tmp_path / "out", argv[:-2], process, 2,
+                          f"error: lost the Dask scheduler at {address};")
 
 
 def test_scheduler_without_dask_says_how_to_install(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -151,6 +151,20 @@ def bench_dask(batch: Batch, repeat: int, per_thread: Sequence[int]) -> None:
     cluster.close()
 
 
+def bench_latency(latency: float, seconds: float, repeat: int, per_thread: Sequence[int]) -> None:
+    """Dask against local processes on tasks that wait `latency` seconds each (about `seconds`
+    of waiting in all): what is left is the cost of scheduling, not of computing."""
+    os.environ["GEOMSIM_TEST_SLOW"] = str(latency)  # read by the workers as they start
+    batch = Batch("tests.test_analysis:SLOW_BID", 2, ("random", "random"),
+                  games=max(8, int(seconds / latency)))
+    print(f"load average {os.getloadavg()[0]:.1f}; {batch.games} games sleeping {latency} s each")
+    bench_dask(batch, repeat, per_thread)
+    print("| game | games/task | tasks in flight per thread | Dask games/s | local games/s | "
+          "Dask time / local | extra ms per task | cluster start s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(DASK_ROWS))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(geomsim.list_games()),
@@ -165,7 +179,15 @@ def main() -> None:
     parser.add_argument("--per-thread", default=f"2,{DASK_TASKS_PER_THREAD}",
                         help="Dask tasks in flight per worker thread to compare "
                              f"(default 2,{DASK_TASKS_PER_THREAD}: the old and the current cap)")
+    parser.add_argument("--latency", type=float, default=None, metavar="SECONDS",
+                        help="instead of real games, compare Dask on one-game tasks that sleep "
+                             "SECONDS (the tests' slowed toy game; run from the project folder "
+                             "with PYTHONPATH=.): scheduling round trips without CPU contention")
     args = parser.parse_args()
+    if args.latency is not None:
+        bench_latency(args.latency, args.seconds, args.repeat,
+                      [int(k) for k in args.per_thread.split(",")])
+        return
     try:
         import distributed  # noqa: F401
         dask = not args.no_dask

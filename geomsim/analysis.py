@@ -340,12 +340,12 @@ def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
     for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
         if not line.strip():
             continue
-        row = _parse_row(line)
-        problem = row if isinstance(row, str) else None
-        if problem is None and row["seed"] in lines:
-            problem = f"seed {row['seed']} is also the row of line {lines[row['seed']]}"
-        if problem is not None:
-            raise UserError(f"{path}: line {number}: {problem}")
+        try:
+            row = _parse_row(line)
+            if row["seed"] in lines:
+                raise ValueError(f"seed {row['seed']} is also the row of line {lines[row['seed']]}")
+        except ValueError as e:
+            raise UserError(f"{path}: line {number}: {e}") from None
         lines[row["seed"]] = number
         rows.append(row)
     if repair and end != len(data):
@@ -361,36 +361,42 @@ ROW_FIELDS = {"game": str, "seed": int, "players": int, "bots": list, "scores": 
               "winners": list, "length": int, "finished": bool}
 
 
-def _parse_row(line: bytes) -> dict[str, Any] | str:
-    """The row of one line of ``games.jsonl``, or what is wrong with it (the fields the
-    summary reads, and their types)."""
+def _parse_row(line: bytes) -> dict[str, Any]:
+    """The row of one line of ``games.jsonl``; `ValueError` saying what is wrong with it (the
+    fields the summary reads, and their types)."""
     if len(line) > MAX_ROW_BYTES:
-        return f"{len(line):,} bytes, more than a row may have ({MAX_ROW_BYTES:,})"
+        raise ValueError(f"{len(line):,} bytes, more than a row may have ({MAX_ROW_BYTES:,})")
     try:
         row = json.loads(line)
     except (ValueError, RecursionError):
-        return "not a JSON row"
+        raise ValueError("not a JSON row") from None
     if not isinstance(row, dict):
-        return "not a JSON object (a row is one)"
+        raise ValueError("not a JSON object (a row is one)")
     for name, kind in ROW_FIELDS.items():
         if name not in row:
-            return f"the row has no {name!r}"
+            raise ValueError(f"the row has no {name!r}")
         value = row[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            return f"{name}: {value!r:.40} is not {'an' if kind is int else 'a'} {kind.__name__}"
+            raise ValueError(f"{name}: {value!r:.40} is not {'an' if kind is int else 'a'} "
+                             f"{kind.__name__}")
+    _check_seats(row)
+    return row
+
+
+def _check_seats(row: dict[str, Any]) -> None:
+    """One bot and one finite score per player; winners among the players."""
     players = row["players"]
     if players < 1 or not (len(row["bots"]) == len(row["scores"]) == players):
-        return f"players {players}: bots and scores must name one per player"
+        raise ValueError(f"players {players}: bots and scores must name one per player")
     if not all(isinstance(b, str) for b in row["bots"]):
-        return "bots: each is a bot spec (text)"
+        raise ValueError("bots: each is a bot spec (text)")
     if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
                for x in row["scores"]):
-        return "scores: each is a finite number"
+        raise ValueError("scores: each is a finite number")
     if not all(type(w) is int and 0 <= w < players for w in row["winners"]):
-        return f"winners: each is a player from 0 to {players - 1}"
+        raise ValueError(f"winners: each is a player from 0 to {players - 1}")
     if not isinstance(row.get("figures", {}), dict):
-        return "figures: not a JSON object"
-    return row
+        raise ValueError("figures: not a JSON object")
 
 
 def _row_line(row: dict[str, Any]) -> str:

@@ -377,6 +377,15 @@ def test_nul_bytes_left_by_a_power_loss_are_a_cut_row(tmp_path) -> None:
     assert path.read_bytes().endswith(b"}\n")
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_stops_the_batch_naming_the_rows_file(tmp_path: Path) -> None:
+    (tmp_path / "games.jsonl").symlink_to("/dev/full")  # every write: "No space left on device"
+    with pytest.raises(Stopped) as caught:
+        run_batch(_batch(), tmp_path, local_pool(1), progress=False)
+    assert str(caught.value) == (f"cannot write {tmp_path}/games.jsonl: No space left on device; "
+                                 "0 of 12 games are kept")
+
+
 def test_a_broken_batch_record_is_one_line_naming_it(tmp_path, capsys) -> None:
     args = ["analyze", BID, "-n", "3", "-w", "1", "-o", str(tmp_path), "--no-plot", "--resume"]
     assert run(args, capsys)[0] == 0

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ import numpy as np
 
 from geomsim.bots import make_bot, play_compiled, play_game
 from geomsim.cli import OutputPath, UserError, read_json
-from geomsim.files import fsync_path, write_error, write_text
+from geomsim.files import WriteError, write_error, write_text
 from geomsim.registry import load_game
 from geomsim.rules import Game
 
@@ -158,9 +158,12 @@ class InlineExecutor(Executor):
 
 
 def _worker_init(parent: int) -> None:
-    """Worker initializer: Ctrl-C is handled by the main process alone, and the worker ends
-    when the main process does."""
+    """Worker initializer: Ctrl-C is handled by the main process alone, SIGTERM (as `abandon`
+    sends) ends the worker quietly, and the worker ends when the main process does."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the batch's SIGTERM handler, which raises KeyboardInterrupt
+    # and would print a worker's traceback.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent)
 
 
@@ -195,8 +198,12 @@ class PoolLost(Exception):
     """The workers or the scheduler of a batch are gone (killed, out of memory, no workers)."""
 
 
-def _no_check() -> None:
+def _nothing() -> None:
     pass
+
+
+def _no_reason(e: BaseException) -> None:
+    return None
 
 
 @dataclass
@@ -210,10 +217,10 @@ class Pool:
 
     executor: Executor
     capacity: int
-    close: Callable[[], None] = _no_check
-    abandon: Callable[[], None] = _no_check
-    check: Callable[[], None] = _no_check
-    lost: Callable[[BaseException], str | None] = lambda e: None
+    close: Callable[[], None] = _nothing
+    abandon: Callable[[], None] = _nothing
+    check: Callable[[], None] = _nothing
+    lost: Callable[[BaseException], str | None] = _no_reason
 
 
 CHECK_SECONDS = 1.0
@@ -501,20 +508,22 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
         raise write_error(path, e) from None
     pending: set[Future] = set()
     try:
-        with f, _sigterm_as_interrupt():
+        with _sigterm_as_interrupt():
             _play(batch, pool, _Chunker(todo, pool.capacity, chunk), pending, f, rows, bar)
+        _append(f, [], sync=True)
     except KeyboardInterrupt:
         _abandon(pool, pending)
         raise Interrupted(len(rows), batch.games) from None
-    except (GameFailed, PoolLost, OSError) as e:
+    except (GameFailed, PoolLost, WriteError) as e:
         _abandon(pool, pending)
-        reason = str(write_error(path, e)) if isinstance(e, OSError) else str(e)
-        raise Stopped(reason, len(rows), batch.games) from None
+        raise Stopped(str(e), len(rows), batch.games) from None
     except BaseException:
         _abandon(pool, pending)
         raise
     finally:
         bar.close()
+        with suppress(OSError):  # synced above, or failed already: the first error is reported
+            f.close()
     write_sorted(path, rows)
     return sorted(rows, key=lambda r: r["seed"])
 
@@ -548,14 +557,25 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future], f: 
                 if reason is None:
                     raise
                 raise PoolLost(reason) from None
-            f.write("".join(_row_line(row) for row in done_rows))
-            f.flush()  # the rows of a task finish together: in the file before the next wait
+            _append(f, done_rows, sync=False)
             rows.extend(done_rows)
             chunker.record(done_rows)
             bar.update(len(done_rows))
         if time.monotonic() - synced > SYNC_SECONDS:
-            os.fsync(f.fileno())
+            _append(f, [], sync=True)
             synced = time.monotonic()
+
+
+def _append(f: Any, rows: Sequence[dict[str, Any]], sync: bool) -> None:
+    """Append rows to the open rows file, flushed (and with `sync` on the disk); a failure
+    is a `WriteError` naming the file."""
+    try:
+        f.write("".join(_row_line(row) for row in rows))
+        f.flush()  # the rows of a task finish together: in the file before the next wait
+        if sync:
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise write_error(f.name, e) from None
 
 
 def _abandon(pool: Pool, pending: set[Future]) -> None:

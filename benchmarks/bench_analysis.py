@@ -119,8 +119,9 @@ DASK_ROWS: list[str] = []
 
 
 def bench_dask(batch: Batch, repeat: int, per_thread: Sequence[int]) -> None:
-    """Dask (2 worker processes) against 2 local processes, alternated `repeat` times, median
-    rates; Dask keeping each of `per_thread` tasks per worker thread in flight (`Pool.capacity`)."""
+    """Dask (2 worker processes) against 2 local processes, alternated `repeat` times: median
+    rates, and the median of each round's Dask time over its local time; Dask keeping each of
+    `per_thread` tasks per worker thread in flight (`Pool.capacity`)."""
     from distributed import LocalCluster
 
     start = time.perf_counter()
@@ -141,11 +142,13 @@ def bench_dask(batch: Batch, repeat: int, per_thread: Sequence[int]) -> None:
         tasks = batch.games if chunk == 1 else None
         for k in per_thread:
             dask_rate = rate[f"dask {k}"]
+            # Each round's Dask time over the local time of the same round: the load of a
+            # shared machine drifts between rounds more than within one.
+            ratio = statistics.median(d / s for d, s in zip(seconds[f"dask {k}"], seconds["local"]))
             extra = ("" if tasks is None else
                      f"{1000 * (1 / dask_rate - 1 / rate['local']) * batch.games / tasks:+.2f}")
             DASK_ROWS.append(f"| {batch.game} | {chunk or 'auto'} | {k} | {dask_rate:,.1f} | "
-                             f"{rate['local']:,.1f} | {rate['local'] / dask_rate:.2f} | {extra} | "
-                             f"{up:.1f} |")
+                             f"{rate['local']:,.1f} | {ratio:.2f} | {extra} | {up:.1f} |")
     local.close()
     dask.close()
     cluster.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -136,11 +137,15 @@ def test_an_output_the_command_cannot_write_is_refused_before_any_work(argv, mes
 
 def test_setup_without_outputs_writes_the_diagram_and_data_here(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["setup", "cibola", "-s", "3"]) == 0
+    umask = os.umask(0o022)
+    try:
+        assert main(["setup", "cibola", "-s", "3"]) == 0
+    finally:
+        os.umask(umask)
     assert capsys.readouterr().out.split() == ["wrote", "cibola-setup-3.json", "wrote",
                                                "cibola-setup-3.png"]
     assert (tmp_path / "cibola-setup-3.png").read_bytes().startswith(b"\x89PNG")
-    assert (tmp_path / "cibola-setup-3.png").stat().st_mode & 0o077 != 0  # not a private 0600
+    assert (tmp_path / "cibola-setup-3.png").stat().st_mode & 0o777 == 0o644  # not a private 0600
     assert main(["setup", "cibola", "--from", "cibola-setup-3.json"]) == 0
     assert capsys.readouterr().out.strip() == "wrote cibola-setup-3.png"  # the data is the source
 

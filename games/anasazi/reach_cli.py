@@ -16,10 +16,9 @@ from typing import Any
 
 import click
 
-from geomsim.cli import UserError, read_json
+from geomsim.cli import DIAGRAM, OutputPath, UserError, read_json
 
 PATH = click.Path(exists=True, dir_okay=False, path_type=Path)
-OUT = click.Path(dir_okay=False, path_type=Path)
 
 
 @click.command("reach")
@@ -37,8 +36,8 @@ OUT = click.Path(dir_okay=False, path_type=Path)
               help="Longest chain of markers searched.")
 @click.option("--map", "map_mode", is_flag=True,
               help="Reach of every sector from every expedition, as a table (and a picture).")
-@click.option("-o", "--output", type=OUT, help="Draw the reach map to this PNG, SVG or PDF.")
-@click.option("--json", "json_out", type=OUT, help="Write the result as JSON ('-': stdout).")
+@click.option("-o", "--output", type=DIAGRAM, help="Draw the reach map to this PNG, SVG or PDF.")
+@click.option("--json", "json_out", type=OutputPath((".json",), stdout=True), help="Write the result as JSON ('-': stdout).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampling (results are reproducible).")
 @click.option("--no-check-setup", "lab", is_flag=True,

@@ -675,6 +675,8 @@ class StatePlacer:
                 or not 0 <= player < state.num_players:
             raise ValueError(f"player must be 0 to {state.num_players - 1}, not {player!r}")
         state.table.expedition_camp(expedition)  # KeyError naming an unknown expedition
+        if state.is_over():
+            raise ValueError(f"the game is over ({state.ended}): no marker can be laid")
         return cls(state.turn_of(player), expedition, player)
 
     def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
@@ -930,20 +932,27 @@ def reach_from(root: Placer, target: Target, max_markers: int, rng: np.random.Ge
     if max_markers == 1:
         return _unreached(root, target, first.status, first.reason, 1)
     notes = [f"1 marker: {first.reason}"]
+    supply = getattr(root, "supply", max_markers)
+    if supply < max_markers:  # the game ends with the supply's last marker (rule 5.0)
+        notes.append(f"{_span(supply + 1, max_markers)}: the supply holds only {supply} "
+                     f"marker{'s' * (supply != 1)}, and the game ends with the last")
+        if supply == 1:
+            return _unreached(root, target, first.status, "; ".join(notes), max_markers)
+    cap = min(max_markers, supply)
     gap = float(target.gap(*root.step.end)[0])
     sizes = root.step.sizes
-    excluded = max([k for k in range(2, max_markers + 1)
+    excluded = max([k for k in range(2, cap + 1)
                     if gap > chain_reach(sizes, root.step.end_radius, k) + EPS], default=1)
     if excluded > 1:
         notes.append(f"{_span(2, excluded)}: {target.id} is {gap:.1f} mm away, beyond the "
                      f"{chain_reach(sizes, root.step.end_radius, excluded):.1f} mm that "
                      f"{excluded} chained markers reach")
-    if excluded == max_markers:
+    if excluded == cap:
         status = "unreachable" if first.status == "unreachable" else "undecided"
         return _unreached(root, target, status, "; ".join(notes), max_markers)
-    found = chain_search(root, target, max_markers, rng, keep=keep, skip=excluded)
+    found = chain_search(root, target, cap, rng, keep=keep, skip=excluded)
     if found is None:
-        notes.append(f"{_span(excluded + 1, max_markers)}: no chain found by the search "
+        notes.append(f"{_span(excluded + 1, cap)}: no chain found by the search "
                      "(a search result, not a proof)")
         return _unreached(root, target, "undecided", "; ".join(notes), max_markers)
     markers, chain, last, poses = found

@@ -48,6 +48,7 @@ from collections.abc import Sequence
 
 import numba
 import numpy as np
+import shapely
 
 from games.anasazi import legality as lg
 from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure
@@ -106,20 +107,19 @@ class TableArrays:
         self.expedition_ids = tuple(e.id for e in table.expedition_camps)
         if len(self.expedition_ids) > MAX_EXPEDITIONS:
             raise ValueError(f"anasazi playouts: at most {MAX_EXPEDITIONS} expedition base camps")
-        polygons = ([s.polygon for s in table.sectors] + [m.polygon for m in table.mesas]
-                    + [e.polygon for e in table.expedition_camps])
-        verts, rings, polys, convex = [], [0], [0], []
-        for poly in polygons:
-            for ring in (poly.exterior, *poly.interiors):
-                verts += list(ring.coords)
-                rings.append(len(verts))
-            polys.append(len(rings) - 1)
-            convex.append(not poly.interiors and _convex(np.asarray(poly.exterior.coords)))
-        self.verts = np.asarray(verts, dtype=np.float64).reshape(-1, 2)
-        self.rings = np.asarray(rings, dtype=np.int64)
-        self.polys = np.asarray(polys, dtype=np.int64)
-        self.convex = np.asarray(convex, dtype=np.int64)
-        circles = lg._circles_around(np.array(polygons, dtype=object))
+        polygons = np.array([s.polygon for s in table.sectors] + [m.polygon for m in table.mesas]
+                            + [e.polygon for e in table.expedition_camps], dtype=object)
+        rings, owner = shapely.get_rings(polygons, return_index=True)
+        verts, ring = shapely.get_coordinates(rings, return_index=True)
+        self.verts = np.ascontiguousarray(verts, dtype=np.float64)
+        self.rings = np.searchsorted(ring, np.arange(len(rings) + 1)).astype(np.int64)
+        self.polys = np.searchsorted(owner, np.arange(len(polygons) + 1)).astype(np.int64)
+        # Convex: a polygon of one ring that fills its hull (to rounding).
+        area = shapely.area(polygons)
+        self.convex = ((np.diff(self.polys) == 1)
+                       & (shapely.area(shapely.convex_hull(polygons)) - area <= 1e-12 * area)
+                       ).astype(np.int64)
+        circles = lg._circles_around(polygons)
         self.circles = np.column_stack([circles.centre.real, circles.centre.imag,
                                         circles.radius]).astype(np.float64)
         mesa_index = {m: i for i, m in enumerate(self.mesa_ids)}
@@ -157,14 +157,6 @@ class TableArrays:
         """The table's arrays in the order `play_batch` takes them."""
         return (self.fp, self.ip, self.verts, self.rings, self.polys, self.convex, self.circles,
                 self.sector_mesa, self.small, self.starts)
-
-
-def _convex(ring: np.ndarray) -> bool:
-    """Whether a closed ring of vertices bounds a convex polygon (every turn the same way)."""
-    d = np.diff(ring, axis=0)
-    cross = d[:, 0] * np.roll(d[:, 1], -1) - d[:, 1] * np.roll(d[:, 0], -1)
-    cross = cross[np.abs(cross) > 1e-12]
-    return bool(len(cross)) and (bool((cross > 0).all()) or bool((cross < 0).all()))
 
 
 _TABLES = lg.Recent(64)

@@ -57,10 +57,11 @@ def _choose(state: State, rng: np.random.Generator, sample_k: int) -> tuple[Play
 
 
 def random_playout(game: Game, players: int, seed: int, max_steps: int = 100_000,
-                   sample_k: int = 4) -> State:
-    """The game `check_random_games` plays from `seed`, without the checks."""
+                   sample_k: int = 4, start: State | None = None) -> State:
+    """The game `check_random_games` plays from `seed`, without the checks (from a copy of
+    `start` when given: the state `seed` sets up, made once by the caller)."""
     moves, _ = _rngs(seed)
-    state = game.new_state(players=players, seed=seed)
+    state = game.new_state(players=players, seed=seed) if start is None else start.clone()
     for _ in range(max_steps):
         if state.is_over():
             break
@@ -334,9 +335,9 @@ def playout_length_gap(game: Game, players: int, games: int = 200, seed: int = 0
     almost always; a kernel that chooses among other actions (more, fewer, or with other
     weights) shows a larger one."""
     seeds = range(seed, seed + games)
-    compiled = game.random_playouts([game.new_state(players=players, seed=s) for s in seeds],
-                                    seed=seed).decisions.astype(float)
-    interface = np.array([len(random_playout(game, players, s, sample_k=1).history)
-                          for s in seeds], float)
+    starts = [game.new_state(players=players, seed=s) for s in seeds]
+    compiled = game.random_playouts(starts, seed=seed).decisions.astype(float)
+    interface = np.array([len(random_playout(game, players, s, sample_k=1, start=start).history)
+                          for s, start in zip(seeds, starts)], float)
     error = math.sqrt(compiled.var(ddof=1) / games + interface.var(ddof=1) / games)
     return abs(compiled.mean() - interface.mean()) / error if error else 0.0

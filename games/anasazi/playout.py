@@ -510,27 +510,31 @@ def first_legal_marker(fp, ip, tx, ty, tr, obs, n_obs, out):
     """The first legal of up to `I_SAMPLES` random poses that cover the target by construction
     (uniform heading, the target's centre uniform in the marker shrunk by its radius), as
     `legality.first_legal_marker_poses`: (x, y, heading in degrees) in `out`; False if none."""
-    a, b = fp[F_A], fp[F_B]
-    ha, hb = a - tr, b - tr
-    far, corner = (fp[F_R] + fp[F_EPS]) ** 2, a * a + b * b
+    ha, hb = fp[F_A] - tr, fp[F_B] - tr
     for _ in range(ip[I_SAMPLES]):
         turn = 2.0 * math.pi * np.random.random()
         c, s = math.cos(turn), math.sin(turn)
         qa = np.random.random() * 2.0 * ha - ha
         qb = np.random.random() * 2.0 * hb - hb
         px, py = tx - (qa * c - qb * s), ty - (qa * s + qb * c)
-        u, v = abs(px * c + py * s), abs(py * c - px * s)
-        if u * (u + 2 * a) + v * (v + 2 * b) + corner > far:
-            continue  # off the play area
-        ok = True
-        for j in range(n_obs):
-            if rect_distance(px, py, c, s, a, b, obs[j, 0], obs[j, 1]) <= obs[j, 2]:
-                ok = False
-                break
-        if ok:
+        if marker_legal(fp, px, py, c, s, obs, n_obs):
             out[0], out[1], out[2] = px, py, math.degrees(turn)
             return True
     return False
+
+
+@numba.njit(cache=True)
+def marker_legal(fp, px, py, c, s, obs, n_obs):
+    """Whether a marker that covers its target is legal: on the play area (its farthest
+    corner), overlapping none of the `n_obs` discs of `obs` (as `legality.check_markers`)."""
+    a, b = fp[F_A], fp[F_B]
+    u, v = abs(px * c + py * s), abs(py * c - px * s)
+    if u * (u + 2 * a) + v * (v + 2 * b) + a * a + b * b > (fp[F_R] + fp[F_EPS]) ** 2:
+        return False
+    for j in range(n_obs):
+        if rect_distance(px, py, c, s, a, b, obs[j, 0], obs[j, 1]) <= obs[j, 2]:
+            return False
+    return True
 
 
 @numba.njit(cache=True)

@@ -102,30 +102,29 @@ class TableArrays:
 
     def __init__(self, table: Table):
         sizes = table.sizes
-        self.sector_ids = tuple(s.id for s in table.sectors)
+        sectors = [(s, i) for i, p in enumerate(table.pueblos) for s in p.sectors]
+        self.sector_ids = tuple(s.id for s, _ in sectors)
         self.mesa_ids = tuple(m.id for m in table.mesas)
         self.expedition_ids = tuple(e.id for e in table.expedition_camps)
         if len(self.expedition_ids) > MAX_EXPEDITIONS:
             raise ValueError(f"anasazi playouts: at most {MAX_EXPEDITIONS} expedition base camps")
-        polygons = np.array([s.polygon for s in table.sectors] + [m.polygon for m in table.mesas]
+        polygons = np.array([s.polygon for s, _ in sectors] + [m.polygon for m in table.mesas]
                             + [e.polygon for e in table.expedition_camps], dtype=object)
-        rings, owner = shapely.get_rings(polygons, return_index=True)
+        if shapely.get_num_interior_rings(polygons).any():
+            rings, owner = shapely.get_rings(polygons, return_index=True)
+        else:  # one ring a polygon (the common case): no ring geometries to make
+            rings, owner = polygons, np.arange(len(polygons))
         verts, ring = shapely.get_coordinates(rings, return_index=True)
         self.verts = np.ascontiguousarray(verts, dtype=np.float64)
         self.rings = np.searchsorted(ring, np.arange(len(rings) + 1)).astype(np.int64)
         self.polys = np.searchsorted(owner, np.arange(len(polygons) + 1)).astype(np.int64)
-        # Convex: a polygon of one ring that fills its hull (to rounding).
-        area = shapely.area(polygons)
         self.convex = ((np.diff(self.polys) == 1)
-                       & (shapely.area(shapely.convex_hull(polygons)) - area <= 1e-12 * area)
-                       ).astype(np.int64)
-        circles = lg._circles_around(polygons)
-        self.circles = np.column_stack([circles.centre.real, circles.centre.imag,
-                                        circles.radius]).astype(np.float64)
+                       & _convex_rings(self.verts, self.rings)[self.polys[:-1]]).astype(np.int64)
+        self.circles = _circles(self.verts, self.rings[self.polys])
         mesa_index = {m: i for i, m in enumerate(self.mesa_ids)}
-        self.sector_mesa = np.array([mesa_index[table.pueblo(s.pueblo).mesa]
-                                     for s in table.sectors], dtype=np.int64)
-        self.small = np.array([s.kind == "small" for s in table.sectors], dtype=np.int64)
+        self.sector_mesa = np.array([mesa_index[table.pueblos[i].mesa] for _, i in sectors],
+                                    dtype=np.int64)
+        self.small = np.array([s.kind == "small" for s, _ in sectors], dtype=np.int64)
         self.starts = np.array([e.start for e in table.expedition_camps],
                                dtype=np.float64).reshape(-1, 2)
         S, M, E = len(self.sector_ids), len(self.mesa_ids), len(self.expedition_ids)
@@ -157,6 +156,35 @@ class TableArrays:
         """The table's arrays in the order `play_batch` takes them."""
         return (self.fp, self.ip, self.verts, self.rings, self.polys, self.convex, self.circles,
                 self.sector_mesa, self.small, self.starts)
+
+
+def _convex_rings(verts: np.ndarray, rings: np.ndarray) -> np.ndarray:
+    """Per closed ring (vertices ``rings[r]:rings[r + 1]``, the last the first again): whether
+    it turns the same way at every vertex (collinear vertices allowed), i.e. bounds a convex
+    polygon."""
+    ring_of = np.repeat(np.arange(len(rings) - 1), np.diff(rings))
+    last = rings[1:] - 1  # each ring's closing vertex
+    k = np.flatnonzero(np.arange(len(verts)) != last[ring_of])  # edges: vertex k to k + 1
+    r = ring_of[k]
+    after = np.where(k + 1 < last[r], k + 1, rings[:-1][r])  # the next edge, round the ring
+    d, e = verts[k + 1] - verts[k], verts[after + 1] - verts[after]
+    cross = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
+    turns = np.where(np.abs(cross) > 1e-12, np.sign(cross), 0.0)
+    edges = np.searchsorted(r, np.arange(len(last)))  # each ring's first edge (rings have 3+)
+    return (np.minimum.reduceat(turns, edges) >= 0) | (np.maximum.reduceat(turns, edges) <= 0)
+
+
+def _circles(verts: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """(centre x, centre y, radius) around the polygons whose vertices run from `starts[p]` to
+    `starts[p + 1]`: as `legality._circles_around`, centred on the bounding box, through the
+    farthest vertex."""
+    lo = np.minimum.reduceat(verts, starts[:-1])
+    hi = np.maximum.reduceat(verts, starts[:-1])
+    centre = (lo + hi) / 2.0
+    owner = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
+    radius = np.maximum.reduceat(np.hypot(verts[:, 0] - centre[owner, 0],
+                                          verts[:, 1] - centre[owner, 1]), starts[:-1])
+    return np.column_stack([centre, radius])
 
 
 _TABLES = lg.Recent(64)

@@ -7,9 +7,9 @@ and ISMCTS strength with compiled and interface rollouts.
 Prints three tables (CPU time of this process, medians of `--repeat` runs; the kernel is
 compiled, or loaded from numba's cache, before any clock starts):
 
-1. random 4-player games a second: the compiled player from ready tables (states made, their
-   table arrays made or not yet), from seeds (`play_compiled`: the layout included), and the
-   interface's random bot from the same ready tables;
+1. random 4-player games a second: the compiled player from ready tables (states made on 50
+   tables, the kernel's table arrays made before or in the run), from seeds (`play_compiled`:
+   the layout included), and the interface's random bot from the same ready tables;
 2. one ISMCTS decision (`--iterations`) early in play, rollouts in the interface and compiled;
 3. the win rate of ISMCTS (`--strength-iterations`) against greedy over `--strength` 2-player
    games (seats alternating), rollouts in the interface and compiled, with 95% Wilson
@@ -44,8 +44,9 @@ def cpu(run: Callable[[], object], repeat: int) -> float:
 
 def speeds(games: int, repeat: int) -> None:
     """Table 1: games a second per core."""
-    starts = [GAME.new_state(4, seed=s) for s in range(games)]
-    GAME.random_playouts(starts[:1])  # compile, or load numba's cache
+    tables = [GAME.new_state(4, seed=s) for s in range(min(games, 50))]  # within the caches
+    starts = [tables[i % len(tables)] for i in range(games)]
+    GAME.random_playouts(tables)  # compile (or load numba's cache), make the table arrays
     fresh = iter(range(10**6, 2 * 10**6))  # seeds never set up before: no cached layouts
 
     def new_tables() -> None:
@@ -60,7 +61,7 @@ def speeds(games: int, repeat: int) -> None:
          lambda: [play_compiled(GAME, 4, next(fresh)) for _ in range(max(games // 10, 1))],
          max(games // 10, 1)),
         ("interface random bot, ready tables",
-         lambda: [random_playout(GAME, 4, s, sample_k=1, start=starts[s])
+         lambda: [random_playout(GAME, 4, s, sample_k=1, start=tables[s % len(tables)])
                   for s in range(max(games // 20, 1))], max(games // 20, 1)),
     ]
     print("| random 4-player games | games a second per core | ms a game |")

@@ -60,6 +60,7 @@ from games.anasazi.rules import (
     SAMPLES_PER_EXPEDITION,
     AnasaziState,
 )
+from geomsim.compiled import compiling
 from geomsim.rules import Action, Playouts, playout_seed
 
 # -- codes --------------------------------------------------------------------------------------
@@ -283,7 +284,8 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
         coded = [encode(s, arrays) for s in states[i:j]]
         gi = np.stack([c[0] for c in coded])
         gf = np.stack([c[1] for c in coded])
-        log, coords, off = play_batch(*arrays.arrays(), gi, gf, np.int64(len(groups) * GROUP))
+        with compiling("the Anasazi random player", play_batch):
+            log, coords, off = play_batch(*arrays.arrays(), gi, gf, np.int64(len(groups) * GROUP))
         if (gi[:, G_STUCK] != 0).any():
             stuck = i + int(np.flatnonzero(gi[:, G_STUCK])[0])
             raise RuntimeError(f"anasazi playouts: in game {stuck} a player found no legal "
@@ -320,7 +322,7 @@ def final_scores(gi: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # -- the kernel: geometry -------------------------------------------------------------------------
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def rect_distance(px, py, c, s, a, b, qx, qy):
     """Distance from (qx, qy) to the marker of centre (px, py), heading (c, s), half-sides a, b."""
     dx, dy = qx - px, qy - py

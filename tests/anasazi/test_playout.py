@@ -351,3 +351,20 @@ def test_numba_is_imported_only_for_playouts():
             "assert 'numba' not in sys.modules, 'numba imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
+
+
+def test_analyze_compiled_plays_anasazi_with_the_kernel(tmp_path, capsys):
+    """`geomsim analyze anasazi --compiled` writes one row per seed, the kernel's game from that
+    seed's setup (its scores and number of decisions), and a summary."""
+    from geomsim import cli
+    from geomsim.analysis import read_rows
+
+    out = tmp_path / "random"
+    assert cli.main(["analyze", "anasazi", "-p", "3", "--compiled", "-n", "3", "-w", "1",
+                     "--no-plot", "-o", str(out)]) == 0, capsys.readouterr().err
+    rows = read_rows(out / "games.jsonl")
+    assert [r["seed"] for r in rows] == [0, 1, 2] and (out / "summary.md").exists()
+    for row in rows:
+        played = GAME.random_playouts([GAME.new_state(3, seed=row["seed"])], seed=row["seed"])
+        assert row["scores"] == played.scores[0].tolist()
+        assert row["length"] == played.decisions[0] and row["bots"] == ["random"] * 3

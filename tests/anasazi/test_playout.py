@@ -259,42 +259,38 @@ def test_kernel_touches_the_sectors_and_mesas_shapely_touches(games4):
                                   *lg.cos_sin(pose.heading), 35.0, 8.0)
 
 
+def with_options(playouts, row: int, options: int):
+    """`playouts` with decision `row` logged as chosen among `options` actions."""
+    log = playouts.log.copy()
+    log[row, 2] = options
+    return dataclasses.replace(playouts, log=log)
+
+
+def marker_moved(playouts):
+    """`playouts` whose markers decode 30 mm east of where the kernel laid them."""
+    def decode(code):
+        action = playouts.decode(code)
+        return dataclasses.replace(action, x=action.x + 30.0) if action.kind == "marker" else action
+
+    return dataclasses.replace(playouts, decode=decode)
+
+
 def test_a_planted_fault_is_caught(games4, monkeypatch):
-    """A wrong score, a wrong count of options, a continuous decision logged as finite, a
-    marker laid elsewhere: each fails the replay."""
+    """A wrong score, a wrong count of options (a setup look), a continuous decision logged as
+    finite (a setup base camp), a marker laid elsewhere: each fails the replay."""
     real = playout.random_playouts
-    starts = games4[0][:3]
-
-    def score_plus_one(states, seed=0):
-        found = real(states, seed)
-        found.scores[0, 0] += 1
-        return found
-
-    def one_option_more(states, seed=0):
-        found = real(states, seed)
-        found.log[20, 2] += 1  # a setup look
-        return found
-
-    def continuous_as_finite(states, seed=0):
-        found = real(states, seed)
-        found.log[0, 2] = 1  # a setup base camp
-        return found
-
-    def marker_elsewhere(states, seed=0):
-        found = real(states, seed)
-        decode = found.decode
-
-        def moved(code):
-            action = decode(code)
-            return dataclasses.replace(action, x=action.x + 30.0) if action.kind == "marker" else action
-
-        return dataclasses.replace(found, decode=moved)
-
-    for fault in (score_plus_one, one_option_more, continuous_as_finite, marker_elsewhere):
-        monkeypatch.setattr(playout, "random_playouts", fault)
+    faults = {
+        "score": lambda p: dataclasses.replace(p, scores=p.scores + 1),
+        "options": lambda p: with_options(p, 10, p.log[10, 2] + 1),
+        "continuous as finite": lambda p: with_options(p, 0, 1),
+        "marker elsewhere": marker_moved,
+    }
+    for name, change in faults.items():
+        monkeypatch.setattr(playout, "random_playouts",
+                            lambda states, seed=0, change=change: change(real(states, seed)))
         with pytest.raises(HarnessFailure) as caught:
-            check_playouts_from(GAME, starts, seed=3)
-        assert caught.value.property == "playout-replay", fault.__name__
+            check_playouts_from(GAME, games4[0][:3], seed=3)
+        assert caught.value.property == "playout-replay", name
 
 
 def test_a_kernel_of_another_law_is_told_apart(monkeypatch):

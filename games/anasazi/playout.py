@@ -122,8 +122,9 @@ class TableArrays:
         self.convex = ((np.diff(self.polys) == 1)
                        & _convex_rings(self.verts, self.rings)[self.polys[:-1]]).astype(np.int64)
         self.circles = _circles(self.verts, self.rings[self.polys])
-        mesa_index = {m: i for i, m in enumerate(self.mesa_ids)}
-        self.sector_mesa = np.array([mesa_index[table.pueblos[i].mesa] for _, i in sectors],
+        self.sector_index = {s: i for i, s in enumerate(self.sector_ids)}
+        self.mesa_index = {m: i for i, m in enumerate(self.mesa_ids)}
+        self.sector_mesa = np.array([self.mesa_index[table.pueblos[i].mesa] for _, i in sectors],
                                     dtype=np.int64)
         self.small = np.array([s.kind == "small" for s, _ in sectors], dtype=np.int64)
         self.starts = np.array([e.start for e in table.expedition_camps],
@@ -152,6 +153,7 @@ class TableArrays:
         ip[O_CAMPXY], ip[O_MARK] = 0, 2 * camps
         ip[I_FSIZE] = 2 * camps + 5 * sizes.markers
         self.ip = ip
+        self.offsets = ip.tolist()  # the same, as Python ints (for `encode`)
 
     def arrays(self) -> tuple:
         """The table's arrays in the order `play_batch` takes them."""
@@ -198,48 +200,50 @@ def table_arrays(table: Table) -> TableArrays:
 
 # -- a state --------------------------------------------------------------------------------------
 def encode(state: AnasaziState, arrays: TableArrays) -> tuple[np.ndarray, np.ndarray]:
-    """The int and float arrays (`gi`, `gf`) of one game at `state` (left unchanged)."""
-    ip = arrays.ip
+    """The int and float arrays (`gi`, `gf`) of one game at `state` (left unchanged); filled as
+    Python lists (a rollout encodes its state every time)."""
+    o = arrays.offsets
     if state.num_players > MAX_PLAYERS:
         raise ValueError(f"anasazi playouts: at most {MAX_PLAYERS} players")
-    gi = np.zeros(ip[I_GSIZE], dtype=np.int64)
-    gf = np.zeros(ip[I_FSIZE], dtype=np.float64)
-    colour = {c: i for i, c in enumerate(COLOURS)}
-    gi[G_PLAYERS], gi[G_PHASE], gi[G_CUR] = state.num_players, PHASES[state.phase], state.current
-    gi[G_STEP], gi[G_ACTS], gi[G_FIRST] = state.step, state.actions_left, state.first_player
-    gi[G_ENDED], gi[G_NCAMPS] = bool(state.ended), len(state.camps)
+    gi, gf = [0] * o[I_GSIZE], [0.0] * o[I_FSIZE]
+    gi[:G_NCAMPS + 1] = [state.num_players, PHASES[state.phase], state.current, state.step,
+                         state.actions_left, state.first_player, int(bool(state.ended)),
+                         len(state.camps)]
     gi[G_TRACK:G_TRACK + NCOLOURS] = [state.track[c] for c in COLOURS]
     for p, hand in enumerate(state.hands):
         gi[G_HANDS + NCOLOURS * p:G_HANDS + NCOLOURS * (p + 1)] = [hand[c] for c in COLOURS]
-    gi[G_OBJ:G_OBJ + state.num_players] = [colour[c] for c in state.objectives]
-    for i, camp in enumerate(state.camps):
-        gi[ip[O_OWNER] + i], gi[ip[O_COVERED] + i] = camp.owner, state.covered[i]
-        gf[ip[O_CAMPXY] + 2 * i], gf[ip[O_CAMPXY] + 2 * i + 1] = camp.x, camp.y
+    gi[G_OBJ:G_OBJ + state.num_players] = [_COLOUR[c] for c in state.objectives]
+    n = len(state.camps)
+    gi[o[O_OWNER]:o[O_OWNER] + n] = [c.owner for c in state.camps]
+    gi[o[O_COVERED]:o[O_COVERED] + n] = [int(c) for c in state.covered]
+    gf[o[O_CAMPXY]:o[O_CAMPXY] + 2 * n] = [v for c in state.camps for v in (c.x, c.y)]
     for i in state.fresh:
-        gi[ip[O_FRESH] + i] = 1
-    sector = {s: i for i, s in enumerate(arrays.sector_ids)}
+        gi[o[O_FRESH] + i] = 1
+    sector, mesa = arrays.sector_index, arrays.mesa_index
     for sid, (kind, c) in state.contents.items():
-        gi[ip[O_CONTENT] + sector[sid]] = TOWER if kind == "tower" else TREASURE
-        gi[ip[O_COLOUR] + sector[sid]] = colour[c]
+        gi[o[O_CONTENT] + sector[sid]] = TOWER if kind == "tower" else TREASURE
+        gi[o[O_COLOUR] + sector[sid]] = _COLOUR[c]
     for sid in state.setup_looked:
-        gi[ip[O_LOOKED] + sector[sid]] = 1
-    mesa = {m: i for i, m in enumerate(arrays.mesa_ids)}
+        gi[o[O_LOOKED] + sector[sid]] = 1
     for m in state.visited:
-        gi[ip[O_VISITED] + mesa[m]] = 1
+        gi[o[O_VISITED] + mesa[m]] = 1
     k = 0
     for e, eid in enumerate(arrays.expedition_ids):
-        gi[ip[O_LAST] + e] = -1
+        gi[o[O_LAST] + e] = -1
         for pose in state.expeditions.get(eid, ()):
-            c, s = lg.cos_sin(pose.heading)
-            gf[ip[O_MARK] + 5 * k:ip[O_MARK] + 5 * k + 5] = pose.x, pose.y, pose.heading, c, s
-            gi[ip[O_MEXP] + k], gi[ip[O_LAST] + e] = e, k
+            at = o[O_MARK] + 5 * k
+            gf[at:at + 5] = (pose.x, pose.y, pose.heading, *lg.cos_sin(pose.heading))
+            gi[o[O_MEXP] + k], gi[o[O_LAST] + e] = e, k
             k += 1
     gi[G_NMARK] = k
-    for i, decision in enumerate(state.pending):
-        gi[ip[O_PEND] + i] = (D_TAKE if decision == "take" else D_LOOK if decision == "look"
-                              else mesa[decision.split(":", 1)[1]])
+    gi[o[O_PEND]:o[O_PEND] + len(state.pending)] = [
+        D_TAKE if d == "take" else D_LOOK if d == "look" else mesa[d.split(":", 1)[1]]
+        for d in state.pending]
     gi[G_HEAD], gi[G_TAIL] = 0, len(state.pending)
-    return gi, gf
+    return np.array(gi, dtype=np.int64), np.array(gf, dtype=np.float64)
+
+
+_COLOUR = {c: i for i, c in enumerate(COLOURS)}
 
 
 def decoder(groups: list[tuple[TableArrays, np.ndarray]]):
@@ -285,7 +289,8 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
         gi = np.stack([c[0] for c in coded])
         gf = np.stack([c[1] for c in coded])
         with compiling("the Anasazi random player", play_batch):
-            log, coords, off = play_batch(*arrays.arrays(), gi, gf, np.int64(len(groups) * GROUP))
+            log, coords, off, scored = play_batch(*arrays.arrays(), gi, gf,
+                                              np.int64(len(groups) * GROUP))
         if (gi[:, G_STUCK] != 0).any():
             stuck = i + int(np.flatnonzero(gi[:, G_STUCK])[0])
             raise RuntimeError(f"anasazi playouts: in game {stuck} a player found no legal "
@@ -293,32 +298,14 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
         groups.append((arrays, coords))
         logs.append(log)
         offsets.append(off[1:] + offsets[-1][-1])
-        finals.append(gi)
+        finals.append(scored)
         i = j
     if not states:
         return Playouts(np.zeros((0, 0)), np.zeros((0, 0), bool), np.zeros((0, 3), np.int64),
                         np.zeros(1, np.int64), decoder(groups))
-    scores, winners = final_scores(np.concatenate(finals), players)
-    return Playouts(scores, winners, np.concatenate(logs), np.concatenate(offsets),
-                    decoder(groups))
-
-
-def final_scores(gi: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Scores and winners of finished games from their `gi` rows (rules 5.1: bonus treasures,
-    treasure values, objective doubling, most points then most treasures)."""
-    hands = gi[:, G_HANDS:G_HANDS + MAX_PLAYERS * NCOLOURS].reshape(-1, MAX_PLAYERS, NCOLOURS)
-    hands = hands[:, :players].copy()
-    best = hands.max(axis=1, keepdims=True)
-    sole = (hands == best) & ((hands == best).sum(axis=1, keepdims=True) == 1) & (best > 0)
-    held = hands + sole
-    values = TRACK_SPACES - gi[:, G_TRACK:G_TRACK + NCOLOURS]
-    objective = gi[:, G_OBJ:G_OBJ + players]
-    double = 1 + (objective[:, :, None] == np.arange(NCOLOURS))
-    scores = (held * values[:, None, :] * double).sum(axis=2).astype(float)
-    top = scores == scores.max(axis=1, keepdims=True)
-    counts = held.sum(axis=2)
-    most = np.where(top, counts, -1).max(axis=1, keepdims=True)
-    return scores, top & (counts == most)
+    final = np.concatenate(finals)
+    return Playouts(final[:, :players].astype(float), final[:, MAX_PLAYERS:][:, :players] > 0,
+                    np.concatenate(logs), np.concatenate(offsets), decoder(groups))
 
 
 # -- the kernel: geometry -------------------------------------------------------------------------
@@ -837,6 +824,41 @@ def play_game(fp, ip, verts, rings, polys, convex, circles, sector_mesa, small, 
 
 
 @numba.njit(cache=True)
+def score_game(gi, out):
+    """Rules 5.1 at the end of a game: the bonus treasure of each colour to its sole most
+    holder, each treasure at its colour's empty track spaces, doubled for the objective card;
+    the winners (most points, then most treasures). `out[:4]` the scores, `out[4:]` 1 for a
+    winner."""
+    n = gi[G_PLAYERS]
+    held = np.zeros((MAX_PLAYERS, NCOLOURS), dtype=np.int64)
+    for c in range(NCOLOURS):
+        best, who = 0, -1
+        for p in range(n):
+            held[p, c] = gi[G_HANDS + NCOLOURS * p + c]
+            if held[p, c] > best:
+                best, who = held[p, c], p
+            elif held[p, c] == best:
+                who = -1
+        if best > 0 and who >= 0:
+            held[who, c] += 1
+    top, most = -1.0, -1
+    counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for p in range(n):
+        points = 0
+        for c in range(NCOLOURS):
+            value = (TRACK_SPACES - gi[G_TRACK + c]) * (2 if gi[G_OBJ + p] == c else 1)
+            points += held[p, c] * value
+            counts[p] += held[p, c]
+        out[p] = points
+        top = max(top, out[p])
+    for p in range(n):
+        if out[p] == top:
+            most = max(most, counts[p])
+    for p in range(n):
+        out[MAX_PLAYERS + p] = 1.0 if out[p] == top and counts[p] == most else 0.0
+
+
+@numba.njit(cache=True)
 def seed_generator(seed):
     """Seed numba's generator (the kernel's only source of randomness)."""
     np.random.seed(seed)
@@ -847,7 +869,7 @@ def play_batch(fp, ip, verts, rings, polys, convex, circles, sector_mesa, small,
                tag):
     """Play every game of a batch (rows of `gi`, `gf`, on one table; changed in place) to the
     end with numba's generator as it stands; return the log (codes plus `tag`), the
-    coordinates and the offsets."""
+    coordinates, the offsets and per game the scores and winners (`score_game`)."""
     games = gi.shape[0]
     log = np.zeros((256 * games, 3), dtype=np.int64)
     coords = np.zeros((128 * games, 3), dtype=np.float64)
@@ -855,10 +877,12 @@ def play_batch(fp, ip, verts, rings, polys, convex, circles, sector_mesa, small,
     opts = np.zeros(ip[I_S] + MAX_PLAYERS * NCOLOURS + 1, dtype=np.int64)
     obs = np.zeros((gi.shape[1] + ip[I_E], 3), dtype=np.float64)
     out = np.zeros(3, dtype=np.float64)
+    scored = np.zeros((games, 2 * MAX_PLAYERS), dtype=np.float64)
     k, m = 0, 0
     for i in range(games):
         log, coords, k, m = play_game(fp, ip, verts, rings, polys, convex, circles, sector_mesa,
                                       small, starts, gi[i], gf[i], log, coords, k, m, opts, obs,
                                       out, tag)
         offsets[i + 1] = k
-    return log[:k].copy(), coords[:m].copy(), offsets
+        score_game(gi[i], scored[i])
+    return log[:k].copy(), coords[:m].copy(), offsets, scored

@@ -3,6 +3,7 @@ and ISMCTS strength with compiled and interface rollouts.
 
     python benchmarks/bench_anasazi_playout.py [--games 200] [--repeat 5] [--iterations 30]
                                               [--strength 40] [--strength-iterations 10]
+                                              [--smoke]
 
 Prints three tables (CPU time of this process, medians of `--repeat` runs; the kernel is
 compiled, or loaded from numba's cache, before any clock starts):
@@ -133,7 +134,12 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--strength", type=int, default=40, help="games per rollout kind (0: skip)")
     parser.add_argument("--strength-iterations", type=int, default=10)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.repeat, args.iterations, args.strength = 20, 1, 2, 1
+        args.strength_iterations = 2
     speeds(args.games, args.repeat)
     print()
     decisions(args.iterations, args.repeat)

@@ -293,6 +293,13 @@ def test_a_planted_fault_is_caught(games4, monkeypatch):
         assert caught.value.property == "playout-replay", name
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_compiled_games_follow_the_law_of_the_random_bot(players):
+    """The mean game length agrees with the random bot's games through the interface from the
+    same setups (within 3 standard errors); 4 players below."""
+    assert playout_length_gap(GAME, players, games=20, seed=500 + players) < 3
+
+
 def test_a_kernel_of_another_law_is_told_apart(monkeypatch):
     """The same law as the random bot: the mean game length agrees within 3 standard errors;
     a kernel that builds base camps a third as often (every choice still legal) does not."""

@@ -37,8 +37,9 @@ payload``, the group being the batch's run of states on one table, with LOOK
 and MARKER (``row * MAX_EXPEDITIONS + expedition``), `coords` rows holding x, y, heading.
 Continuous decisions are logged with 0 options (the space is not finite).
 
-Limits: up to 4 players and
-`MAX_EXPEDITIONS` expedition base camps. Only this module imports numba.
+Limits: up to 4 players and `MAX_EXPEDITIONS` expedition base camps a table. A player who finds
+no legal action (the interface's random bot would raise `NoLegalAction`) stops the batch with a
+RuntimeError. Only this module imports numba.
 """
 
 from __future__ import annotations

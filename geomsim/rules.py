@@ -258,12 +258,13 @@ class Playouts:
 
     Decision `k` of game `i` is row `offsets[i] + k` of `log`: the player, the action's code,
     which `decode(code)` turns into the `Action` the rules interface would apply, and the number
-    of legal actions the player chose among (the size of `legal_actions(player)`).
+    of legal actions the player chose among (the size of `legal_actions(player)`; 0 where that
+    space is continuous).
     """
 
     scores: np.ndarray   # (games, players) final scores, as `State.scores()`
     winners: np.ndarray  # (games, players) bool, as `State.winners()`
-    log: np.ndarray      # (decisions, 3) int: player, action code, number of legal actions
+    log: np.ndarray      # (decisions, 3) int: player, action code, legal actions (0: continuous)
     offsets: np.ndarray  # (games + 1,) int: where each game's decisions start in `log`
     decode: Callable[[int], Action]
 

@@ -59,10 +59,11 @@ def _choose(state: State, rng: np.random.Generator, sample_k: int) -> tuple[Play
 
 
 def random_playout(game: Game, players: int, seed: int, max_steps: int = 100_000,
-                   sample_k: int = 4) -> State:
-    """The game `check_random_games` plays from `seed`, without the checks."""
+                   sample_k: int = 4, start: State | None = None) -> State:
+    """The game `check_random_games` plays from `seed`, without the checks (from a copy of
+    `start` when given: the state `seed` sets up, made once by the caller)."""
     moves, _ = _rngs(seed)
-    state = game.new_state(players=players, seed=seed)
+    state = game.new_state(players=players, seed=seed) if start is None else start.clone()
     for _ in range(max_steps):
         if state.is_over():
             break
@@ -301,7 +302,8 @@ def check_playouts_from(game: Game, starts: Sequence[State], seed: int = 0) -> P
     Plays `game.random_playouts(starts, seed)`, then replays every decision through
     `State.apply` on a copy of its start: each must be legal, by a player the state has to move,
     chosen among as many actions as `legal_actions` lists (so that the kernel's choice is uniform
-    over the same set), and the end must come exactly where the kernel stopped, with the
+    over the same set; a continuous space is logged with 0 options, and then the rules' space
+    must be continuous too), and the end must come exactly where the kernel stopped, with the
     kernel's scores and winners. The starts must be left unchanged, and the same seed must give
     the same games.
     """
@@ -327,6 +329,11 @@ def _replay_playout(playouts: Playouts, i: int, state: State, seed: int) -> None
             raise HarnessFailure("playout-replay", f"the kernel moved player {player}; "
                                  f"to move: {state.to_move()}", seed, step)
         legal = state.legal_actions(player)
+        if legal.finite != (options[step] > 0):
+            raise HarnessFailure("playout-replay", f"the kernel chose among {options[step]} "
+                                 "actions (0: a continuous space), the rules offer a "
+                                 f"{'finite' if legal.finite else 'continuous'} space",
+                                 seed, step)
         if legal.finite and len(legal) != options[step]:
             raise HarnessFailure("playout-replay", f"the kernel chose among {options[step]} "
                                  f"actions, the rules list {len(legal)}", seed, step)
@@ -349,12 +356,16 @@ def _replay_playout(playouts: Playouts, i: int, state: State, seed: int) -> None
 
 def playout_length_gap(game: Game, players: int, games: int = 200, seed: int = 0) -> float:
     """How many standard errors apart the mean numbers of decisions are in `games` compiled
-    random playouts and in `games` random games through the interface (`random_playout`), from
-    the setups of the same seeds. One law of play gives a gap below 3 almost always; a kernel
-    that chooses among other actions (more, fewer, or with other weights) shows a larger one."""
+    random playouts and in `games` random games through the interface, from the setups of the
+    same seeds. The interface's games are the random bot's (`random_playout` taking the one
+    action `legal_actions(player).sample(rng, 1)` offers, which for a continuous space may
+    follow another law than the first of a larger sample). One law of play gives a gap below 3
+    almost always; a kernel that chooses among other actions (more, fewer, or with other
+    weights) shows a larger one."""
     seeds = range(seed, seed + games)
-    compiled = game.random_playouts([game.new_state(players=players, seed=s) for s in seeds],
-                                    seed=seed).decisions.astype(float)
-    interface = np.array([len(random_playout(game, players, s).history) for s in seeds], float)
+    starts = [game.new_state(players=players, seed=s) for s in seeds]
+    compiled = game.random_playouts(starts, seed=seed).decisions.astype(float)
+    interface = np.array([len(random_playout(game, players, s, sample_k=1, start=start).history)
+                          for s, start in zip(seeds, starts)], float)
     error = math.sqrt(compiled.var(ddof=1) / games + interface.var(ddof=1) / games)
     return abs(compiled.mean() - interface.mean()) / error if error else 0.0

@@ -15,6 +15,7 @@ import copy
 import functools
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,8 +32,8 @@ from games.anasazi.components import (
 from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
 from geomsim.rules import (
-    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Rule, State,
-    Violation,
+    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Playouts, Rule,
+    State, Violation,
 )
 
 STATE = "games.anasazi.rules:AnasaziState"
@@ -199,6 +200,7 @@ class AnasaziGame(Game):
     rules = RULES
     action_types = ACTION_TYPES
     hidden_information = True
+    playout_requires = ("numba",)
 
     def new_state(self, players: int, seed: int | None = None, setup: Any = None,
                   check_setup: bool = True) -> AnasaziState:
@@ -217,6 +219,14 @@ class AnasaziGame(Game):
         if setup.players != players:
             raise ValueError(f"the setup is for {setup.players} players, not {players}")
         return AnasaziState(self, setup)
+
+    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
+        """Random games to the end in a compiled kernel (games.anasazi.playout, imported here
+        so that numba loads only when asked for)."""
+        self.require_playouts()
+        from games.anasazi.playout import random_playouts
+
+        return random_playouts(states, seed)  # type: ignore[arg-type]
 
     def make_setup(self, players: int, seed: int) -> dict[str, Any]:
         """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""

@@ -619,7 +619,7 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
         game.check_players(players)
         lineup = lineup_of(specs, players)
         for spec in set(lineup):
-            make_bot(spec)
+            make_bot(spec, game)
     except ValueError as e:
         raise _user_error(str(e)) from None
     if compiled:

@@ -297,7 +297,7 @@ def _random(arg: str | None) -> Bot:
 def _greedy(arg: str | None) -> Bot:
     if not arg:
         return GreedyBot()
-    return GreedyBot(samples=_positive_int(arg, "greedy", "candidate samples"), spec=f"greedy:{arg}")
+    return GreedyBot(samples=positive_int(arg, "greedy", "candidate samples"), spec=f"greedy:{arg}")
 
 
 def _ismcts(arg: str | None) -> Bot:
@@ -306,15 +306,16 @@ def _ismcts(arg: str | None) -> Bot:
     budget, _, depth = arg.partition(":")
     options: dict[str, Any] = {"spec": f"ismcts:{arg}"}
     if depth:
-        options["rollout_depth"] = _positive_int(depth, "ismcts", "rollout depth", arg)
+        options["rollout_depth"] = positive_int(depth, "ismcts", "rollout depth", arg)
     if budget.endswith("s"):
         options["seconds"] = _positive_float(budget[:-1], "ismcts", "seconds", arg)
     else:
-        options["iterations"] = _positive_int(budget, "ismcts", "iterations", arg)
+        options["iterations"] = positive_int(budget, "ismcts", "iterations", arg)
     return ISMCTSBot(**options)
 
 
-def _positive_int(text: str, bot: str, what: str, arg: str | None = None) -> int:
+def positive_int(text: str, bot: str, what: str, arg: str | None = None) -> int:
+    """`text` as a positive integer, else `ValueError` naming the bot spec and what it sets."""
     try:
         value = int(text)
     except ValueError:
@@ -349,14 +350,25 @@ def register_bot(name: str, factory: Callable[[str | None], Bot], help: str = ""
     BOT_HELP[name] = help or name
 
 
-def make_bot(spec: str | Bot) -> Bot:
-    """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``); a `Bot` is returned as is."""
+def game_bots(game: Game | None) -> dict[str, tuple[Callable[[str | None], Bot], str]]:
+    """The bots `game` provides (`Game.bots`: name -> (factory, help)), {} for None."""
+    return {} if game is None else dict(game.bots())
+
+
+def bot_help(game: Game | None = None) -> list[str]:
+    """One line per bot that can play `game`: the engine's, then the game's own."""
+    return [BOT_HELP[n] for n in BOTS] + [h for _, h in game_bots(game).values()]
+
+
+def make_bot(spec: str | Bot, game: Game | None = None) -> Bot:
+    """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``), among the engine's bots and
+    those `game` provides (``"planner"`` for Anasazi); a `Bot` is returned as is."""
     if not isinstance(spec, str):
         return spec
     name, _, arg = spec.strip().partition(":")
-    factory = BOTS.get(name)
+    factory = BOTS.get(name) or game_bots(game).get(name, (None, ""))[0]
     if factory is None:
-        raise ValueError(f"unknown bot {spec!r}; known bots: {', '.join(BOT_HELP[n] for n in BOTS)}")
+        raise ValueError(f"unknown bot {spec!r}; known bots: {', '.join(bot_help(game))}")
     return factory(arg or None)
 
 
@@ -432,7 +444,7 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
-    seats = [make_bot(b) for b in bots]
+    seats = [make_bot(b, game) for b in bots]
     if len(seats) != players:
         raise ValueError(f"{len(seats)} bots for {players} players: give one bot per seat")
     state = game.new_state(players=players, seed=seed) if start is None else start.clone()

@@ -229,6 +229,12 @@ class AnasaziGame(Game):
 
         return dict(reach.EXPECTATIONS)
 
+    def bots(self) -> dict[str, Any]:
+        """Anasazi's own player: ``planner`` (see games.anasazi.planner; loaded when asked)."""
+        from games.anasazi import planner
+
+        return dict(planner.BOTS)
+
     def outputs(self) -> dict[str, Any]:
         """Scenario output kinds of Anasazi: ``reach_map`` (see games.anasazi.reach)."""
         from games.anasazi import reach

@@ -381,7 +381,8 @@ class GameResult:
 
     `bots[p]` is the spec of the bot in seat `p` (seat = player index); `first` lists the
     players to move at the start; `length` counts the actions applied in this game (not those
-    of a starting scenario); `finished` is False when `max_steps` cut the game short.
+    of a starting scenario); `finished` is False when `max_steps` cut the game short; `trace`
+    is what `Trace.to_json` records of the course of play (for `geomsim.metrics`).
     """
 
     game: str
@@ -395,6 +396,7 @@ class GameResult:
     first: list[Player]
     figures: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    trace: dict[str, Any] = field(default_factory=dict)
 
     @property
     def winner(self) -> Player | None:
@@ -422,6 +424,53 @@ def figures_of(state: State) -> dict[str, Any]:
         raise TypeError(f"{state.game.name}: State.figures() must return a dict, "
                         f"not {type(found).__name__}")
     return {str(k): v for k, v in found.items()}
+
+
+def choice_figures_of(state: State, player: Player) -> dict[str, float]:
+    """The game's figures of the choice `player` faces now (`state.choice_figures(player)`,
+    e.g. Anasazi's legal share of sampled poses), or {} when it has none."""
+    hook = getattr(state, "choice_figures", None)
+    return dict(hook(player)) if callable(hook) else {}
+
+
+@dataclass
+class Trace:
+    """The course of one game as `geomsim.metrics` reads it, recorded before every decision.
+
+    - `leaders`: ``[decision, seats]`` each time the set of seats with the highest current
+      score changes (decision = actions applied before it; the last entry may be the end);
+    - `choices`: per decision, how many legal actions the player chose among (None where the
+      space is continuous);
+    - `figures`: per name of the game's choice figures (`choice_figures_of`), the mean and the
+      number of decisions that reported it.
+    """
+
+    leaders: list[list[Any]] = field(default_factory=list)
+    choices: list[int | None] = field(default_factory=list)
+    sums: dict[str, list[float]] = field(default_factory=dict)
+
+    def record(self, state: State, player: Player) -> None:
+        """Note the position before `player` decides."""
+        self.lead(state)
+        space = state.legal_actions(player)
+        self.choices.append(len(space) if isinstance(space, FiniteActionSpace) else None)
+        for name, value in choice_figures_of(state, player).items():
+            total = self.sums.setdefault(name, [0.0, 0])
+            total[0] += float(value)
+            total[1] += 1
+
+    def lead(self, state: State) -> None:
+        """Note the leading seats now, if they changed."""
+        scores = state.scores()
+        best = max(scores)
+        seats = [p for p, s in enumerate(scores) if s == best]
+        if not self.leaders or self.leaders[-1][1] != seats:
+            self.leaders.append([len(self.choices), seats])
+
+    def to_json(self) -> dict[str, Any]:
+        """The trace as JSON-able data (a row's ``trace``)."""
+        return {"leaders": self.leaders, "choices": self.choices,
+                "figures": {k: {"mean": t / n, "n": n} for k, (t, n) in sorted(self.sums.items())}}
 
 
 def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -> None:
@@ -452,13 +501,20 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     rngs = bot_rngs(seed, players)
     began, first, clock = len(state.history), list(state.to_move()), time.perf_counter()
-    play_rounds(state, lambda p: seats[p].choose(state, p, rngs[p]), max_steps)
+    trace = Trace()
+
+    def choose(p: Player) -> Action:
+        trace.record(state, p)
+        return seats[p].choose(state, p, rngs[p])
+
+    play_rounds(state, choose, max_steps)
+    trace.lead(state)
     over = state.is_over()
     return GameResult(
         game=game.name, seed=seed, players=players, bots=[b.spec for b in seats],
         scores=[float(s) for s in state.scores()], winners=list(state.winners()) if over else [],
         length=len(state.history) - began, finished=over, first=first, figures=figures_of(state),
-        seconds=time.perf_counter() - clock,
+        seconds=time.perf_counter() - clock, trace=trace.to_json(),
     )
 
 
@@ -479,4 +535,5 @@ def play_compiled(game: Game, players: int, seed: int, start: State | None = Non
         scores=played.scores[0].tolist(), winners=np.flatnonzero(played.winners[0]).tolist(),
         length=int(played.decisions[0]), finished=True, first=list(state.to_move()),
         seconds=time.perf_counter() - clock,
+        trace={"choices": played.log[:, 2].tolist()},  # the kernel logs no scores: no leaders
     )

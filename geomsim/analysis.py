@@ -689,14 +689,18 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
               help="Play random line-ups with the game's compiled random player: the same law of "
                    "games, many times faster, to the end (--max-steps does not apply), without "
                    "game figures (Cibola, Aztekz).")
+@click.option("--report", "report", is_flag=True,
+              help="Also write OUTPUT/report.html (see geomsim report).")
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
                     scenario: Path | None, workers: int | None, scheduler: str | None,
                     output: Path, resume: bool, force: bool, fixed_seats: bool, chunk: int | None,
-                    max_steps: int, progress: bool | None, no_plot: bool, compiled: bool) -> None:
+                    max_steps: int, progress: bool | None, no_plot: bool, compiled: bool,
+                    report: bool) -> None:
     """Play many games of GAME with bots and summarize who wins.
 
-    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md
-    and analysis.png. Ctrl-C keeps the rows written; --resume continues.
+    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md,
+    metrics.json, metrics.md and analysis.png (and report.html with --report). Ctrl-C keeps
+    the rows written; --resume continues.
     """
     if workers is not None and scheduler is not None:
         raise _user_error("give --workers or --scheduler, not both")
@@ -717,5 +721,18 @@ def analyze_command(game_name: str, players: int | None, bots: str, games: int, 
     pool.close()
     summary = write_summary(output, rows, plot=not no_plot)
     click.echo(summary_markdown(summary))
+    _write_metrics_and_report(output, rows, report)
     click.echo(f"wrote {output / ROWS}, summary.json, summary.md"
-               + ("" if no_plot else ", analysis.png"))
+               + ("" if no_plot else ", analysis.png") + ", metrics.json, metrics.md"
+               + (", report.html" if report else ""))
+
+
+def _write_metrics_and_report(output: Path, rows: Sequence[dict[str, Any]], report: bool) -> None:
+    """The batch's metrics (`geomsim.metrics`), printed, and with `report` its report."""
+    from geomsim.metrics import metrics_markdown, write_metrics
+
+    click.echo(metrics_markdown(write_metrics(output, rows)))
+    if report:
+        from geomsim.report import write_report
+
+        write_report(output, output / "report.html")

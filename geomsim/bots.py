@@ -493,6 +493,13 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
+    return play_out(game, players, bots, seed, start, max_steps)[1]
+
+
+def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
+             start: State | None = None, max_steps: int = 100_000) -> tuple[State, GameResult]:
+    """`play_game`, and the state it ended in (to draw or replay a row's game: the same seed
+    and bots give the same game, unless a bot's budget is time)."""
     seats = [make_bot(b, game) for b in bots]
     if len(seats) != players:
         raise ValueError(f"{len(seats)} bots for {players} players: give one bot per seat")
@@ -510,7 +517,7 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     play_rounds(state, choose, max_steps)
     trace.lead(state)
     over = state.is_over()
-    return GameResult(
+    return state, GameResult(
         game=game.name, seed=seed, players=players, bots=[b.spec for b in seats],
         scores=[float(s) for s in state.scores()], winners=list(state.winners()) if over else [],
         length=len(state.history) - began, finished=over, first=first, figures=figures_of(state),

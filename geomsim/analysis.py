@@ -528,7 +528,9 @@ def _rate_panel(ax: Any, entries: Sequence[dict[str, Any]], key: str, even: floa
     low = np.array([e["ci95"][0] for e in entries])
     high = np.array([e["ci95"][1] for e in entries])
     ax.bar(x, rate, color="#1f77b4", alpha=0.8)
-    ax.errorbar(x, rate, yerr=[rate - low, high - rate], fmt="none", ecolor="black", capsize=4)
+    # Wilson's bounds may fall a rounding error inside a rate of 0 or 1.
+    ax.errorbar(x, rate, yerr=np.maximum([rate - low, high - rate], 0.0), fmt="none",
+                ecolor="black", capsize=4)
     ax.axhline(even, color="grey", linestyle="--", linewidth=1, label=f"even chance {_pct(even)}")
     ax.set_xticks(x, [f"{e[key]}\n{_pct(e['win_rate'])}" for e in entries])
     ax.set_ylim(0, 1)

@@ -76,7 +76,7 @@ def seat_deviation(rows: Sequence[Row]) -> dict[str, Any]:
     if not seats:
         return {}
     even = 1 / len(seats)
-    worst = max(seats, key=lambda s: (abs(s["win_rate"] - even), -s["seat"]))
+    worst = max(seats, key=lambda s: (round(abs(s["win_rate"] - even), 12), -s["seat"]))
     return {"seat": worst["seat"], "win_rate": worst["win_rate"], "ci95": worst["ci95"],
             "deviation": worst["win_rate"] - even}
 

@@ -111,7 +111,9 @@ def plot_metrics(found: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
     high = np.array([found["Ending"][k]["ci95"][1] for k in names])
     x = np.arange(len(names))
     ends.bar(x, share, color="#9467bd", alpha=0.8)
-    ends.errorbar(x, share, yerr=[share - low, high - share], fmt="none", ecolor="black", capsize=4)
+    # Wilson's bounds may fall a rounding error inside a share of 0 or 1.
+    ends.errorbar(x, share, yerr=np.maximum([share - low, high - share], 0.0), fmt="none",
+                  ecolor="black", capsize=4)
     ends.set_xticks(x, names)
     ends.set_ylim(0, 1)
     ends.set_title("How games end")

@@ -226,7 +226,7 @@ def metric_lines(m: dict[str, Any]) -> list[tuple[str, str]]:
         lines += [("Branching Factor", f"{m['Branching Factor']:.3g} legal actions per finite "
                    f"decision ({m['decisions']} decisions)"),
                   ("Decision Moves", _pct(m["Decision Moves"]))]
-    lines += [(f"{name} (per decision)", _stats(d)) for name, d in m["choice figures"].items()]
+    lines += [(f"{name} (game means)", _stats(d)) for name, d in m["choice figures"].items()]
     lines += [(name, _stats(d)) for name, d in m["figures"].items()]
     return lines
 

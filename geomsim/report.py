@@ -23,7 +23,9 @@ from typing import Any
 import click
 import numpy as np
 
-from geomsim.analysis import BATCH, ROWS, _user_error, plot_summary, read_rows, resolve_game, summarize
+from geomsim.analysis import (
+    BATCH, ROWS, _user_error, plot_summary, read_rows, resolve_game, summarize,
+)
 from geomsim.files import atomic_path
 from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
 
@@ -159,8 +161,8 @@ def _not_replayable(record: dict[str, Any] | None, rows: Sequence[dict[str, Any]
         return "the games start from a scenario's position: not replayed"
     if record.get("compiled"):
         return "played by the compiled random player: the interface replays other games"
-    if any(b.split(":")[-1].endswith("s") and b.startswith("ismcts") for r in rows for b in r["bots"]):
-        return "a bot's budget is time: a replay would differ"
+    if any(part.endswith("s") for r in rows for b in r["bots"] for part in b.split(":")[1:]):
+        return "a bot's budget is time (ismcts:Ts): a replay would differ"
     return ""
 
 

@@ -297,24 +297,25 @@ class _Plan:
                                                              len(self.sectors.ids)), bool))
 
     # -- potentials of ends --------------------------------------------------------------------
+    def _within(self, ends: np.ndarray, taken: np.ndarray, worth: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The best `worth` of a sector not `taken` within one marker of each end, and within
+        two (`reach.chain_reach` bounds)."""
+        if not len(self.sectors.ids):
+            return np.zeros(len(ends)), np.zeros(len(ends))
+        d = self.sectors.distances(ends)
+        open_worth = np.where(taken, 0.0, worth[None, :])
+        return (np.where(d <= self.r1, open_worth, 0.0).max(axis=1),
+                np.where(d <= self.r2, open_worth, 0.0).max(axis=1))
+
     def _gift(self, ends: np.ndarray, taken: np.ndarray) -> np.ndarray:
         """What the next player could take from each end: one marker, or two (discounted)."""
-        if not len(self.sectors.ids):
-            return np.zeros(len(ends))
-        d = self.sectors.distances(ends)
-        worth = np.where(taken, 0.0, self.theirs[None, :])
-        one = np.where(d <= self.r1, worth, 0.0).max(axis=1)
-        two = np.where(d <= self.r2, worth, 0.0).max(axis=1)
+        one, two = self._within(ends, taken, self.theirs)
         return np.maximum(one, TWO_MARKERS * two)
 
     def _next(self, ends: np.ndarray, taken: np.ndarray) -> np.ndarray:
         """What the planner's next action could take from each end (and place for later)."""
-        if not len(self.sectors.ids):
-            return np.zeros(len(ends))
-        d = self.sectors.distances(ends)
-        worth = np.where(taken, 0.0, self.mine[None, :])
-        one = np.where(d <= self.r1, worth, 0.0).max(axis=1)
-        two = np.where(d <= self.r2, worth, 0.0).max(axis=1)
+        one, two = self._within(ends, taken, self.mine)
         return NEXT_ACTION * one + POSITION * two
 
     # -- markers -------------------------------------------------------------------------------
@@ -356,10 +357,7 @@ class _Plan:
     def _sample(self, expedition: str, mine: list[int]) -> _Candidates | None:
         placer = reach.StatePlacer(self.seen, expedition, self.player)
         step = placer.step
-        n = self.bot.samples
-        theta = self.rng.uniform(0.0, 360.0, n)
-        a = self.rng.uniform(-step.half_along, step.half_along, n)
-        c = self.rng.uniform(-step.half_across, step.half_across, n)
+        theta, a, c = reach.uniform_placements(step, self.rng, self.bot.samples)
         x, y, h = step.poses(theta, a, c)
         ok = np.flatnonzero(placer.legal_mask(x, y, h))
         if not len(ok):

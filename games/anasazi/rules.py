@@ -727,9 +727,7 @@ class AnasaziState(State):
                 continue
             placer = reach.StatePlacer(self, e, player)
             step = placer.step
-            x, y, h = step.poses(rng.uniform(0.0, 360.0, CHOICE_SAMPLES),
-                                 rng.uniform(-step.half_along, step.half_along, CHOICE_SAMPLES),
-                                 rng.uniform(-step.half_across, step.half_across, CHOICE_SAMPLES))
+            x, y, h = step.poses(*reach.uniform_placements(step, rng, CHOICE_SAMPLES))
             ok = placer.legal_mask(x, y, h)
             legal.append((x[ok], y[ok], h[ok]))
             drawn += CHOICE_SAMPLES

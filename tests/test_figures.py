@@ -51,14 +51,18 @@ def test_anasazi_figures_count_the_table():
 
 def test_anasazi_choice_figures_at_the_start_of_a_turn_only():
     """The legal share of covering poses drawn from every end, and the pueblos they touch, at
-    a turn's first action; nothing at a follow-up, another player's turn or in setup."""
+    the first action of a round; nothing in setup, at a follow-up or on another's turn."""
     game = geomsim.load_game("anasazi")
     state = game.new_state(4, seed=6)
     assert state.choice_figures(state.current) == {}  # setup
     rng = np.random.default_rng(0)
     while state.phase != "play":
         state.apply(state.legal_actions().sample(rng, 1)[0])
+    assert state.current == state.first_player
     found = state.choice_figures(state.current)
     assert 0.0 < found["legal share of sampled poses"] <= 1.0
     assert found["reachable pueblos"] >= 0 and found == state.choice_figures(state.current)
     assert state.choice_figures((state.current + 1) % 4) == {}
+    while state.current == state.first_player:
+        state.apply(state.legal_actions().sample(rng, 1)[0])
+    assert state.choice_figures(state.current) == {}  # the next player's turn

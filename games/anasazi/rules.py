@@ -713,10 +713,12 @@ class AnasaziState(State):
         return found
 
     def choice_figures(self, player: int) -> dict[str, float]:
-        """At the start of a turn of play: the share of covering marker poses drawn from every
+        """At the start of each round of play (the first player's turn; once a round keeps a
+        random game's cost low): the share of covering marker poses drawn from every
         expedition's end that are legal, and how many pueblos with a treasure or a tower the
         legal ones touch (batch analysis' branching factor of a continuous game)."""
-        if self.phase != "play" or self.pending or self.actions_left < 2 or player != self.current:
+        if (self.phase != "play" or self.pending or self.actions_left < 2
+                or player != self.current or player != self.first_player):
             return {}
         from games.anasazi import reach
 

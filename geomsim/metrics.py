@@ -139,8 +139,8 @@ def decisiveness(rows: Sequence[Row]) -> dict[str, Any]:
     """Decisiveness Moves (the mean share of a game played before its winner led for good),
     Decided At End (the share of games decided only by the last action), and the statistics
     of the action at which the lead was taken for good."""
-    taken = [(lead_for_good(r), r["length"]) for r in rows]
-    taken = [(k, n) for k, n in taken if k is not None and n]
+    taken = [(k, r["length"]) for r in rows
+             if (k := lead_for_good(r)) is not None and r["length"]]
     if not taken:
         return {}
     return {"Decisiveness Moves": sum(k / n for k, n in taken) / len(taken),
@@ -183,7 +183,7 @@ def metrics(rows: Sequence[Row]) -> dict[str, Any]:
         "Duration Seconds": describe([r.get("seconds", 0.0) for r in rows]),
         "Ending": endings(rows),
         "Lead Change": lead_change(rows),
-        "lead changes": describe([c for r in rows if (c := lead_changes(r)) is not None]),
+        "lead changes": describe([c for c in map(lead_changes, rows) if c is not None]),
         **decisiveness(rows), **branching(rows),
         "figures": summary["figures"],
     }

@@ -45,6 +45,7 @@ from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeT
 from games.anasazi.components import COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES
 from geomsim.bots import positive_int
 from geomsim.geometry import Pose, distance_to_rectangle, to_frames
+from games.anasazi.rules import AnasaziState
 from geomsim.rules import Action, State
 
 SAMPLES = 320  # covering placements drawn per expedition
@@ -76,7 +77,7 @@ class Belief:
     markers_left: int
 
     @classmethod
-    def of(cls, state: State, player: int) -> Belief:
+    def of(cls, state: AnasaziState, player: int) -> Belief:
         """The belief of `player` from `state.observe(player)`."""
         seen = state.observe(player)
         n = seen["players"]
@@ -129,7 +130,8 @@ class Belief:
 
     def best_steal(self, hands: np.ndarray, track: np.ndarray) -> tuple[float, TakeTreasure | None]:
         """The utility a camp theft adds, and the take that adds it."""
-        base, best = self.utility(hands, track), (0.0, None)
+        base = self.utility(hands, track)
+        best: tuple[float, TakeTreasure | None] = (0.0, None)
         for q, c in zip(*np.nonzero(hands)):
             if q == self.player:
                 continue
@@ -243,14 +245,14 @@ class PlannerBot:
     samples: int = SAMPLES
     spec: str = "planner"
 
-    def choose(self, state: State, player: int, rng: np.random.Generator) -> Action:
+    def choose(self, state: AnasaziState, player: int, rng: np.random.Generator) -> Action:
         """A legal action of `player` that the plan rates best."""
         seen = state.determinize(player, rng)
         belief = Belief.of(state, player)
         if seen.phase == "looks":
             return self._look(seen, player, state.legal_actions(player))
         if seen.pending:
-            space = list(state.legal_actions(player))
+            space = list(state.legal_actions(player))  # type: ignore[call-overload]
             if seen.pending[0] == "take":
                 return self._take(belief, space)
             return self._look(seen, player, space)

@@ -145,7 +145,7 @@ def decisiveness(rows: Sequence[Row]) -> dict[str, Any]:
         return {}
     return {"Decisiveness Moves": sum(k / n for k, n in taken) / len(taken),
             "Decided At End": sum(k >= n for k, n in taken) / len(taken),
-            "action": describe([k for k, _ in taken]), "games": len(taken)}
+            "action": describe([k for k, _ in taken]), "sole winners": len(taken)}
 
 
 def branching(rows: Sequence[Row]) -> dict[str, Any]:
@@ -220,7 +220,8 @@ def metric_lines(m: dict[str, Any]) -> list[tuple[str, str]]:
                       f"({_stats(m['lead changes'])} changes a game)"))
     if "Decisiveness Moves" in m:
         lines += [("Decisiveness Moves", f"{m['Decisiveness Moves']:.3f} "
-                   f"(winner leads for good after action {_stats(m['action'])})"),
+                   f"(winner leads for good after action {_stats(m['action'])}, "
+                   f"{m['sole winners']} games with a sole winner)"),
                   ("Decided At End", _pct(m["Decided At End"]))]
     if "Branching Factor" in m:
         lines += [("Branching Factor", f"{m['Branching Factor']:.3g} legal actions per finite "

@@ -89,7 +89,7 @@ def test_the_lead_is_taken_for_good_where_the_winner_leads_alone_to_the_end():
     found = mt.decisiveness([came_back, at_once, tie_break, last_action])
     assert found["Decisiveness Moves"] == pytest.approx((0.7 + 0.1 + 1.0 + 1.0) / 4)
     assert found["Decided At End"] == 0.5
-    assert found["action"]["max"] == 10
+    assert found["action"]["max"] == 10 and found["sole winners"] == 4
 
 
 def test_branching_factor_averages_the_finite_decisions():
@@ -108,6 +108,7 @@ def test_metrics_name_ludii_metrics_and_write_files(tmp_path):
             row(0, [1], length=6, leaders=[[0, [0, 1]], [6, [1]]], choices=[1],
                 figures={"ending": "deck", "rocks": 5}, seconds=1.5)]
     found = mt.write_metrics(tmp_path, rows)
+    assert found["games"] == 2 and found["sole winners"] == 2
     for name in ("Completion", "Drawishness", "Balance", "AdvantageP1", "Duration Moves",
                  "Lead Change", "Decisiveness Moves", "Branching Factor", "Decision Moves"):
         assert name in found

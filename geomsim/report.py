@@ -23,9 +23,8 @@ from typing import Any
 import click
 import numpy as np
 
-from geomsim.analysis import (
-    BATCH, ROWS, _user_error, plot_summary, read_rows, resolve_game, summarize,
-)
+from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game, summarize
+from geomsim.cli import OutputPath, UserError
 from geomsim.files import atomic_path
 from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
 
@@ -75,7 +74,7 @@ def build_report(results: Path, moments: bool = True) -> Report:
     """The report of the batch in `results` (``games.jsonl``, ``batch.json``)."""
     rows = read_rows(results / ROWS)
     if not rows:
-        raise _user_error(f"{results / ROWS}: no games to report")
+        raise UserError(f"{results / ROWS}: no games to report")
     record = _record(results)
     summary, found = summarize(rows), metrics(rows)
     command = batch_command(record) if record else "(no batch.json: the command is not known)"
@@ -97,7 +96,7 @@ def _record(results: Path) -> dict[str, Any] | None:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
-        raise _user_error(f"{path}: not JSON") from None
+        raise UserError(f"{path}: not JSON") from None
 
 
 def plot_metrics(found: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
@@ -272,7 +271,7 @@ def write_pdf(report: Report, path: Path) -> None:
 def write_report(results: Path, out: Path, moments: bool = True) -> Path:
     """Write the report of the batch in `results` to `out` (``.html`` or ``.pdf``)."""
     if out.suffix.lower() not in FORMATS:
-        raise _user_error(f"{out}: the report is written as {' or '.join(FORMATS)}, "
+        raise UserError(f"{out}: the report is written as {' or '.join(FORMATS)}, "
                           f"not {out.suffix or 'a file without a suffix'}")
     report = build_report(results, moments)
     if out.suffix.lower() == ".pdf":
@@ -286,7 +285,7 @@ def write_report(results: Path, out: Path, moments: bool = True) -> Path:
 
 @click.command("report")
 @click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", type=OutputPath(FORMATS), default=None,
               help="The report file, .html or .pdf (default: RESULTS/report.html).")
 @click.option("--no-moments", is_flag=True,
               help="Do not replay and draw a typical and the longest game.")

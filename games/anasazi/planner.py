@@ -83,12 +83,14 @@ class Belief:
         n = seen["players"]
         hands = np.array([[h[c] for c in COLOURS] for h in seen["hands"]], float)
         track = np.array([seen["track"][c] for c in COLOURS], float)
-        mine = seen["objectives"][player]
+        mine = seen["objectives"][player]  # None until the cards are dealt (after setup camps)
         pool = list(OBJECTIVES)
-        pool.remove(mine)
+        if mine is not None:
+            pool.remove(mine)
         odds = np.array([pool.count(c) / len(pool) for c in COLOURS])
         factor = np.tile(1.0 + odds, (n, 1))
-        factor[player] = [2.0 if c == mine else 1.0 for c in COLOURS]
+        if mine is not None:
+            factor[player] = [2.0 if c == mine else 1.0 for c in COLOURS]
         treasures, towers, known = {}, {}, np.zeros(len(COLOURS))
         for sector, text in seen["contents"].items():
             colour, _, kind = text.rpartition(" ")

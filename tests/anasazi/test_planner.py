@@ -62,6 +62,9 @@ def test_planner_beats_greedy_by_a_margin_a_swapped_objective_does_not_reach():
 
 def test_belief_doubles_only_the_own_objective_and_weighs_hidden_towers():
     state = GAME.new_state(4, seed=3)
+    # before the cards are dealt every player's objective is one of the eight
+    assert np.allclose(pl.Belief.of(state, 0).factor, 1 + 2 / 8)
+    state = _to_play(3)
     belief = pl.Belief.of(state, 0)
     mine = COLOURS.index(state.observe(0)["objectives"][0])
     assert belief.factor[0, mine] == 2.0 and sorted(belief.factor[0]) == [1.0, 1.0, 1.0, 2.0]

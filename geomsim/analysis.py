@@ -766,7 +766,9 @@ def _rate_panel(ax: Any, entries: Sequence[dict[str, Any]], key: str, even: floa
     low = np.array([e["ci95"][0] for e in entries])
     high = np.array([e["ci95"][1] for e in entries])
     ax.bar(x, rate, color="#1f77b4", alpha=0.8)
-    ax.errorbar(x, rate, yerr=[rate - low, high - rate], fmt="none", ecolor="black", capsize=4)
+    # Wilson's bounds may fall a rounding error inside a rate of 0 or 1.
+    ax.errorbar(x, rate, yerr=np.maximum([rate - low, high - rate], 0.0), fmt="none",
+                ecolor="black", capsize=4)
     ax.axhline(even, color="grey", linestyle="--", linewidth=1, label=f"even chance {_pct(even)}")
     ax.set_xticks(x, [f"{e[key]}\n{_pct(e['win_rate'])}" for e in entries])
     ax.set_ylim(0, 1)
@@ -857,7 +859,7 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
         game.check_players(players)
         lineup = lineup_of(specs, players)
         for spec in set(lineup):
-            make_bot(spec)
+            make_bot(spec, game)
     except ValueError as e:
         raise UserError(str(e)) from None
     if compiled:
@@ -937,14 +939,18 @@ def _kept(written: int, total: int, output: Path) -> str:
               help="Play random line-ups with the game's compiled random player: the same law of "
                    "games, many times faster, to the end (--max-steps does not apply), without "
                    "game figures (Cibola, Aztekz).")
+@click.option("--report", "report", is_flag=True,
+              help="Also write OUTPUT/report.html (see geomsim report).")
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
                     scenario: Path | None, workers: int | None, scheduler: str | None,
                     output: Path, worker_timeout: float, resume: bool, force: bool,
-                    fixed_seats: bool, chunk: int | None, max_steps: int, progress: bool | None, no_plot: bool, compiled: bool) -> None:
+                    fixed_seats: bool, chunk: int | None, max_steps: int, progress: bool | None,
+                    no_plot: bool, compiled: bool, report: bool) -> None:
     """Play many games of GAME with bots and summarize who wins.
 
-    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md
-    and analysis.png. Ctrl-C keeps the rows written; --resume continues.
+    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md,
+    metrics.json, metrics.md and analysis.png (and report.html with --report). Ctrl-C keeps
+    the rows written; --resume continues.
     """
     if workers is not None and scheduler is not None:
         raise UserError("give --workers or --scheduler, not both")
@@ -965,5 +971,18 @@ def analyze_command(game_name: str, players: int | None, bots: str, games: int, 
     pool.close()
     summary = write_summary(output, rows, plot=not no_plot)
     click.echo(summary_markdown(summary))
+    _write_metrics_and_report(output, rows, report)
     click.echo(f"wrote {output / ROWS}, summary.json, summary.md"
-               + ("" if no_plot else ", analysis.png"))
+               + ("" if no_plot else ", analysis.png") + ", metrics.json, metrics.md"
+               + (", report.html" if report else ""))
+
+
+def _write_metrics_and_report(output: Path, rows: Sequence[dict[str, Any]], report: bool) -> None:
+    """The batch's metrics (`geomsim.metrics`), printed, and with `report` its report."""
+    from geomsim.metrics import metrics_markdown, write_metrics
+
+    click.echo(metrics_markdown(write_metrics(output, rows)))
+    if report:
+        from geomsim.report import write_report
+
+        write_report(output, output / "report.html")

@@ -27,6 +27,7 @@ LAZY_COMMANDS = {
     "check": "geomsim.scenario.commands:check_command",
     "replay": "geomsim.scenario.commands:replay_command",
     "analyze": "geomsim.analysis:analyze_command",
+    "report": "geomsim.report:report_command",
 }
 
 

@@ -324,6 +324,11 @@ class Game(ABC):
         `geomsim.testing.check_playouts` replays the games through the rules interface."""
         raise NotImplementedError(f"{self.name} has no compiled random player")
 
+    def bots(self) -> Mapping[str, tuple[Callable[[str | None], Any], str]]:
+        """Players of this game alone, by spec name: (factory of the spec's argument, help
+        line); `geomsim.bots.make_bot` finds them beside the engine's bots. None by default."""
+        return {}
+
     def has_random_playouts(self) -> bool:
         """Whether this game implements `random_playouts` and what it needs is installed."""
         try:

@@ -220,20 +220,32 @@ def _broken(spec: dict, state_players: int) -> dict | None:
             spec["equals"] = ["not", "this"]
         elif "length" in spec:
             spec["length"] += 1
-        elif "at_least" in spec:
-            spec["at_least"] = 10**9
-        elif "at_most" in spec:
-            spec["at_most"] = -(10**9)
-        else:
+        elif not _break_bound(spec):
             spec["contains"] = "no such thing"
     elif "event" in spec:
         spec["count"] = spec.get("count", 1) + 1
+    elif "analysis" in spec:  # a batch question: a bound no measured value meets
+        if "between" in spec:
+            spec["between"] = [10**9, 10**9 + 1]
+        elif not _break_bound(spec):
+            spec["equals"] = "not this"
     elif "reachable" in spec or "unreachable" in spec:  # Anasazi's reach kinds: the opposite
         kind = "reachable" if "reachable" in spec else "unreachable"
         spec["unreachable" if kind == "reachable" else "reachable"] = spec.pop(kind)
     else:
         return None
     return spec
+
+
+def _break_bound(spec: dict) -> bool:
+    """Move an `at_least` or `at_most` bound out of reach; False when the spec has neither."""
+    if "at_least" in spec:
+        spec["at_least"] = 10**9
+    elif "at_most" in spec:
+        spec["at_most"] = -(10**9)
+    else:
+        return False
+    return True
 
 
 def _expectation_slots(data: dict):

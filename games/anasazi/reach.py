@@ -267,7 +267,7 @@ def _touching_samples(step: Step, target: Target, rng: np.random.Generator, n: i
     return theta[ok], a[ok], c[ok]
 
 
-def _uniform_samples(step: Step, rng: np.random.Generator, n: int) -> tuple[Array, Array, Array]:
+def uniform_placements(step: Step, rng: np.random.Generator, n: int) -> tuple[Array, Array, Array]:
     """`n` placements that cover the end, uniform in heading and position."""
     return (rng.uniform(0.0, 360.0, n), rng.uniform(-step.half_along, step.half_along, n),
             rng.uniform(-step.half_across, step.half_across, n))
@@ -762,7 +762,7 @@ def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = No
     `toward`, half the placements drawn are long strides heading about that way.
     """
     step = placer.step
-    theta, a, c = _uniform_samples(step, rng, EXPAND_SAMPLES)
+    theta, a, c = uniform_placements(step, rng, EXPAND_SAMPLES)
     if toward is not None:
         # The longest stride heads at the goal with the end at the marker's rear.
         half = EXPAND_SAMPLES // 2
@@ -1029,7 +1029,7 @@ def _sweep(placer: Placer, table: Table, rng: np.random.Generator
     """Legal covering placements from `placer`'s end drawn uniformly, grouped by the sectors
     they touch (the rules' batched touch test): sector id -> (theta, a, c)."""
     step = placer.step
-    theta, a, c = _uniform_samples(step, rng, SWEEP_SAMPLES)
+    theta, a, c = uniform_placements(step, rng, SWEEP_SAMPLES)
     x, y, h = step.poses(theta, a, c)
     idx = np.flatnonzero(placer.legal_mask(x, y, h))
     hit = lg.touched_sectors_batch(table, x[idx], y[idx], h[idx])

@@ -179,7 +179,8 @@ SAMPLES_PER_EXPEDITION = 48
 PER_EXPEDITION = 2  # legal markers taken from one expedition's candidates
 SAMPLE_ROUNDS = 6
 CAMP_SAMPLES = 8  # candidate base camps per legal one wanted (about half the play area is valley)
-CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
+CAMP_SHARE = 0.3
+CHOICE_SAMPLES = 64  # covering poses drawn per expedition for `choice_figures`  # how often the sampler offers a base camp when both kinds are possible
 
 
 @functools.lru_cache(maxsize=16)
@@ -249,6 +250,12 @@ class AnasaziGame(Game):
         from games.anasazi import reach
 
         return dict(reach.EXPECTATIONS)
+
+    def bots(self) -> dict[str, Any]:
+        """Anasazi's own player: ``planner`` (see games.anasazi.planner; loaded when asked)."""
+        from games.anasazi import planner
+
+        return dict(planner.BOTS)
 
     def outputs(self) -> dict[str, Any]:
         """Scenario output kinds of Anasazi: ``reach_map`` (see games.anasazi.reach)."""
@@ -737,16 +744,49 @@ class AnasaziState(State):
                 held[p][c] += 1
         return held
 
-    def figures(self) -> dict[str, int]:
-        """Numbers for batch analysis: treasures held and towers placed by colour, markers laid,
-        expeditions started, base camps built and camps first covered."""
+    def figures(self) -> dict[str, Any]:
+        """Numbers for batch analysis: treasures held and towers placed by colour, towers moved,
+        markers laid, expeditions started, base camps built and camps first covered; how the game
+        ended ("markers" or "towers"), once over."""
         found = {f"{c} treasures held": sum(h[c] for h in self.hands) for c in COLOURS}
         found.update({f"{c} towers placed": self.track[c] for c in COLOURS})
         found["markers laid"] = sum(len(m) for m in self.expeditions.values())
         found["expeditions started"] = sum(1 for m in self.expeditions.values() if m)
         found["base camps built"] = len(self.camps)
         found["camps covered"] = sum(self.covered)
+        found["towers moved"] = sum(self.track.values())
+        if self.ended:
+            found["ending"] = self.ended.partition(":")[0]  # "markers" or "towers"
         return found
+
+    def choice_figures(self, player: int) -> dict[str, float]:
+        """At the start of each round of play (the first player's turn; once a round keeps a
+        random game's cost low): the share of covering marker poses drawn from every
+        expedition's end that are legal, and how many pueblos with a treasure or a tower the
+        legal ones touch (batch analysis' branching factor of a continuous game)."""
+        if (self.phase != "play" or self.pending or self.actions_left < 2
+                or player != self.current or player != self.first_player):
+            return {}
+        from games.anasazi import reach
+
+        rng = np.random.default_rng(len(self.history))  # the bots' streams stay untouched
+        legal, drawn = [], 0
+        for e in self.expeditions:
+            if lg.expedition_violations(self.board(), e):
+                continue
+            placer = reach.StatePlacer(self, e, player)
+            step = placer.step
+            x, y, h = step.poses(*reach.uniform_placements(step, rng, CHOICE_SAMPLES))
+            ok = placer.legal_mask(x, y, h)
+            legal.append((x[ok], y[ok], h[ok]))
+            drawn += CHOICE_SAMPLES
+        x, y, h = (np.concatenate(v) for v in zip(*legal)) if legal else ([], [], [])
+        touched = lg.touched_sectors_batch(self.table, x, y, h).any(axis=0)
+        ids = lg.table_geometry(self.table).sector_ids
+        pueblos = {self.table.pueblo_of(ids[j]).id for j in np.flatnonzero(touched)
+                   if ids[j] in self.contents}
+        return {"legal share of sampled poses": len(x) / drawn if drawn else 0.0,
+                "reachable pueblos": float(len(pueblos))}
 
     def objectives_dealt(self) -> bool:
         """Whether the objective cards are dealt: once every player placed two setup base camps."""

@@ -960,10 +960,16 @@ class AztekzState(State):
         """Rule ``aztekz/score/piles``: each pile scores its size minus one."""
         return [float(sum(n - 1 for _, n in piles)) for piles in self.piles]
 
-    def figures(self) -> dict[str, int]:
-        """Numbers for batch analysis: cards showing, piles made and the souls in them."""
-        return {"cards showing": len(self.grid), "piles": sum(len(p) for p in self.piles),
-                "souls in piles": sum(self.souls_collected())}
+    def figures(self) -> dict[str, Any]:
+        """Numbers for batch analysis: cards showing, piles made and the souls in them; how the
+        game ended, once over."""
+        found: dict[str, Any] = {"cards showing": len(self.grid),
+                                 "piles": sum(len(p) for p in self.piles),
+                                 "souls in piles": sum(self.souls_collected())}
+        if self.phase == OVER:  # aztekz/end/last-card or aztekz/end/stall
+            limit = self.comp.stall_limit
+            found["ending"] = "stall" if limit is not None and self.stall >= limit else "last card"
+        return found
 
     def evaluate(self, player: int) -> float:
         """The score, plus half a point for each soul a slave carries beyond the first: a pile

@@ -886,11 +886,14 @@ class CibolaState(State):
         best = max(c[column] for c in counts)
         return (value if have == best and have > 0 else 0) + have * bonus
 
-    def figures(self) -> dict[str, int]:
-        """Numbers for batch analysis: treasures taken by kind, rocks placed, explorers left."""
+    def figures(self) -> dict[str, Any]:
+        """Numbers for batch analysis: treasures taken by kind, rocks placed, explorers left;
+        how the game ended, once over."""
         found = {f"{name} taken": sum(c[i] for c in self.counts) for i, name in enumerate(TREASURES)}
         found["rocks placed"] = sum(sum(chambers) for chambers in self.covered)
         found["explorers left"] = sum(self.explorers)
+        if self.is_over():
+            found["ending"] = "deck"  # the only way a game ends: the last round's cards
         return found
 
     def scores(self) -> list[float]:

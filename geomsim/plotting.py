@@ -126,6 +126,16 @@ def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> P
     return path
 
 
+def figure_bytes(ax_or_fig: Axes | Figure, fmt: str = "png", dpi: int = 100) -> bytes:
+    """A figure rendered to PNG or SVG bytes in memory (for notebooks)."""
+    import io
+
+    fig = ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig
+    out = io.BytesIO()
+    fig.savefig(out, format=fmt, dpi=dpi, bbox_inches="tight")
+    return out.getvalue()
+
+
 def caption(fig: Any, text: str) -> Any:
     """Write (or rewrite) a one-line caption at the foot of a figure: the game's own titles stay.
     As the figure's x label, the layout makes room for it below everything drawn."""

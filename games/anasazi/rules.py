@@ -296,6 +296,7 @@ class AnasaziState(State):
                 or other.actions_left <= 0):
             other.phase, other.current, other.actions_left = "play", player, 2
             other.pending, other.fresh = [], []
+            other.mark_origin()  # changed other than by apply: undo cannot go back past here
         return other
 
     def seat_order(self) -> list[int]:

@@ -218,6 +218,14 @@ class AnasaziGame(Game):
         """The action written as `text` (see games.anasazi.actions)."""
         return parse_action(text)
 
+    # -- the discretisation, ids and observation tensor (games/anasazi/encoding.py) -----------
+    def encoding(self, players: int) -> Any:
+        """Action ids of the discretisation and observation tensor (docs/ecosystem.md)."""
+        from games.anasazi.encoding import default_encoding
+
+        self.check_players(players)
+        return default_encoding(players)
+
     def state_from_json(self, text: str) -> AnasaziState:
         """The state that `AnasaziState.to_json` wrote."""
         return AnasaziState.from_json(self, text)
@@ -730,6 +738,14 @@ class AnasaziState(State):
                          expeditions={e: list(p) for e, p in self.expeditions.items() if p},
                          contents=dict(self.contents), track=dict(self.track), bonus=bonus,
                          known_towers=known)
+
+    # -- the discretisation, ids, observation tensor, summary (encoding.py, text.py) ----------
+    @property
+    def encoding(self) -> Any:
+        """The discretisation's ids and observation tensor on this table."""
+        from games.anasazi.encoding import encoding
+
+        return encoding(self.table, self.num_players)
 
     def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None) -> Any:
         """Draw the table now (towers hidden unless `reveal` or known to `player`)."""

@@ -26,7 +26,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from geomsim.rules import Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State
+from geomsim.rules import (
+    Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, win_shares,
+)
 
 # -- the protocol ----------------------------------------------------------------------------------
 
@@ -151,8 +153,7 @@ def rewards(values: Sequence[float], winners: Sequence[Player]) -> list[float]:
     """
     n = len(values)
     out = []
-    for p, v in enumerate(values):
-        share = 1 / len(winners) if p in winners else 0.0
+    for p, (v, share) in enumerate(zip(values, win_shares(n, winners))):
         beaten = sum((w < v) + 0.5 * (w == v) for q, w in enumerate(values) if q != p)
         out.append(0.5 * share + 0.5 * (beaten / (n - 1) if n > 1 else 1.0))
     return out

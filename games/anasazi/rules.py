@@ -747,6 +747,12 @@ class AnasaziState(State):
 
         return encoding(self.table, self.num_players)
 
+    def __str__(self) -> str:
+        """Where the game stands, in one paragraph (games/anasazi/text.py)."""
+        from games.anasazi.text import summary_text
+
+        return summary_text(self)
+
     def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None) -> Any:
         """Draw the table now (towers hidden unless `reveal` or known to `player`)."""
         from games.anasazi.draw import draw_table

@@ -1105,6 +1105,12 @@ class AztekzState(State):
 
         return encoding(self.comp, self.num_players)
 
+    def __str__(self) -> str:
+        """The text board: the labyrinth's paths, heroes and souls (games/aztekz/text.py)."""
+        from games.aztekz.text import board_text
+
+        return board_text(self)
+
     def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
         """Draw this moment (see games.aztekz.draw.draw_state)."""
         from games.aztekz.draw import draw_state

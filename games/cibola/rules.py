@@ -1026,6 +1026,12 @@ class CibolaState(State):
 
         return encoding(self.components, self.num_players)
 
+    def __str__(self) -> str:
+        """The text board: temple, revealed cards, players (games/cibola/text.py)."""
+        from games.cibola.text import board_text
+
+        return board_text(self)
+
     def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
         """Draw this moment (see games.cibola.draw); `reveal` shows the sealed numbers."""
         from games.cibola.draw import draw_state

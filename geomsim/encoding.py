@@ -28,6 +28,7 @@ class Encoding(ABC):
     num_distinct_actions: int
     observation_shape: tuple[int, ...]
     max_game_length: int  # a bound on the decisions of any game (each simultaneous one counts)
+    exhaustive: bool = True  # every legal action has an id (False for a discretisation)
 
     @abstractmethod
     def action_id(self, action: Action) -> int:

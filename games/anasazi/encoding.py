@@ -55,6 +55,8 @@ CONTENTS = ("empty", "tower") + tuple(f"{c} tower" for c in COLOURS) + tuple(
 class AnasaziEncoding(Encoding):
     """The discretisation's ids and the observation tensor of Anasazi for one player count."""
 
+    exhaustive = False  # placements off the grid, headings and steps between have no id
+
     def __init__(self, table: Table, players: int):
         self.players, self.table = players, table
         sizes = table.sizes

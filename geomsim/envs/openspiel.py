@@ -101,6 +101,15 @@ class _Held:
     def __deepcopy__(self, memo: dict) -> _Held:
         return _Held(None if self.state is None else self.state.clone(), [list(o) for o in self.own])
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as the state's JSON (the exact round trip of the rules interface)."""
+        state = self.state
+        return {"own": self.own, "game": state and state.game.name, "json": state and state.to_json()}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.own = data["own"]
+        self.state = data["json"] and load_game(data["game"]).state_from_json(data["json"])
+
 
 class GeomsimState(pyspiel.State):
     """A pyspiel state over a geomsim state (None until the deal)."""

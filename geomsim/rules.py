@@ -298,14 +298,14 @@ def win_shares(players: int, winners: Sequence[Player]) -> list[float]:
 
 
 class _Origin:
-    """The earliest moment `State.undo` can return to: a way to remake it, and its history's
-    length. Shared, never changed, by the copies of a state (deep copies too)."""
+    """The earliest moment `State.undo` can return to, as a way to remake it. Shared, never
+    changed, by the copies of a state (deep copies too)."""
 
-    def __init__(self, length: int, make: Callable[[], State]):
-        self.length, self._make = length, make
+    def __init__(self, make: Callable[[], State]):
+        self._make = make
 
     def start(self) -> State:
-        """A fresh state at that moment."""
+        """A fresh state at that moment (its history is as long as the origin's)."""
         return self._make()
 
     def __deepcopy__(self, memo: dict) -> _Origin:
@@ -323,7 +323,7 @@ def _with_origin(make: Callable[..., State], recipe: Callable[..., Callable[[], 
         if again is None:
             kept = state.clone()
             again = kept.clone
-        state.__dict__["_origin"] = _Origin(len(state.history), again)
+        state.__dict__["_origin"] = _Origin(again)
         return state
 
     return made
@@ -681,11 +681,11 @@ class State(ABC):
         history = self.history
         if not history:
             raise ValueError("nothing to undo: no action has been applied")
-        if origin is None or origin.length > len(history) - 1:
+        state = origin.start() if origin is not None else None
+        if state is None or len(state.history) > len(history) - 1:
             raise ValueError("cannot undo an action applied before this state was made, read "
                              "from JSON or determinized")
-        state = origin.start()
-        for player, action, _ in history[origin.length:-1]:
+        for player, action, _ in history[len(state.history):-1]:
             state._apply(action, player)
         state.set_history(history[:-1])
         last = history[-1]
@@ -701,7 +701,7 @@ class State(ABC):
         """Make this moment the earliest `undo` returns to: for code that changes a state other
         than through `apply` (a search's look-ahead position, a determinization)."""
         kept = self.clone()
-        self.__dict__["_origin"] = _Origin(len(self.history), kept.clone)
+        self.__dict__["_origin"] = _Origin(kept.clone)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A determinization becomes its own origin for `undo` (its hidden parts differ)."""

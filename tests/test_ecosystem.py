@@ -266,3 +266,15 @@ def test_batch_summary_shows_its_tables_in_notebooks():
     html = summarize(rows)._repr_html_()
     assert "<h3>cibola: 3 games, 2 players</h3>" in html
     assert html.count("<table>") >= 2 and "<td>random</td>" in html
+
+
+def test_docs_list_every_tensor_section_and_the_id_counts():
+    """docs/ecosystem.md documents each game's tensor: every section of the layout is listed."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ecosystem.md").read_text()
+    parts = dict(zip(("cibola", "aztekz", "anasazi"), text.split("### ")[1:4]))
+    for name, part in parts.items():
+        assert part.lower().startswith(name)
+        for section, _, _ in _game(name).encoding(3).layout.describe():
+            assert f"`{section}`" in part, (name, section)

@@ -10,12 +10,12 @@ ids (default)      actions
 =================  ================================================================
 0                  ``pass``
 1-44               ``look P{i}s`` for pueblo i = 0..43 (the small sector, where towers stand)
-45-...             ``camp X,Y`` on a square grid of `CAMP_SPACING` (25 mm) cells within the
-                   play area (rows from -y to +y, x ascending in each; 793 cells by default)
-then               ``extend E{e} heading H along A`` for each expedition base camp E1..E6, each
+45-821             ``camp X,Y`` on a square grid of `CAMP_SPACING` (25 mm) cells within the
+                   play area (rows from -y to +y, x ascending in each; 777 cells by default)
+822-1109           ``extend E{e} heading H along A`` for each expedition base camp E1..E6, each
                    heading H of `HEADINGS` (every 15 degrees from 0) and each A of `ALONGS`
                    (0: the longest step, 31: half of it) -- 288 ids
-last               ``take COLOUR from P`` for P = 0, 1, ... and each colour (4 per player)
+1110-              ``take COLOUR from P`` for P = 0, 1, ... and each colour (4 per player)
 =================  ================================================================
 
 `legal_ids` keeps the ids whose action `state.check` accepts: the turn and decision rules are

@@ -41,7 +41,7 @@ from games.anasazi.actions import BuildCamp, ExtendMarker, LookTower, Pass, Take
 from games.anasazi.components import COLOURS, Table
 from games.anasazi.rules import AnasaziState
 from geomsim.encoding import Encoding, Layout, made_once, one_hot
-from geomsim.rules import Action, Player, State
+from geomsim.rules import Action, FiniteActionSpace, Player, State
 
 CAMP_SPACING = 25.0  # mm between the grid's base camp centres
 HEADINGS = tuple(float(h) for h in range(0, 360, 15))
@@ -67,11 +67,13 @@ class AnasaziEncoding(Encoding):
                 for x in range(-steps, steps + 1)
                 if math.hypot(x, y) * CAMP_SPACING <= reach]
         self.expeditions = tuple(e.id for e in table.expedition_camps)
-        self.actions: list[Action] = (
-            [Pass()] + [LookTower(f"P{i}s") for i in range(self.pueblos)]
-            + [BuildCamp(x, y) for x, y in grid]
-            + [ExtendMarker(e, h, a) for e in self.expeditions for h in HEADINGS for a in ALONGS]
-            + [TakeTreasure(c, p) for p in range(players) for c in COLOURS])
+        self.markers = [ExtendMarker(e, h, a) for e in self.expeditions for h in HEADINGS
+                        for a in ALONGS]
+        self.actions: list[Action] = [Pass()]
+        self.actions += [LookTower(f"P{i}s") for i in range(self.pueblos)]
+        self.actions += [BuildCamp(x, y) for x, y in grid]
+        self.actions += self.markers
+        self.actions += [TakeTreasure(c, p) for p in range(players) for c in COLOURS]
         self.ids = {a: i for i, a in enumerate(self.actions)}
         self.num_distinct_actions = len(self.actions)
         self.first_camp = 1 + self.pueblos
@@ -113,7 +115,7 @@ class AnasaziEncoding(Encoding):
         if player not in state.to_move():
             return []
         space = state.legal_actions(player)
-        if space.finite:  # setup looks, or a decision at hand: listed by the rules
+        if isinstance(space, FiniteActionSpace):  # setup looks, or a decision: listed by the rules
             return sorted(i for a in space if (i := self.ids.get(a)) is not None)
         found = []
         if not state._turn_violations(BuildCamp(0.0, 0.0), player) and state.camps_left(player):
@@ -129,8 +131,7 @@ class AnasaziEncoding(Encoding):
         for k, e in enumerate(self.expeditions):
             if lg.expedition_violations(board, e):
                 continue
-            poses = [a.resolve(state).pose for a in self.actions[
-                self.first_marker + k * per:self.first_marker + (k + 1) * per]]
+            poses = [a.resolve(state).pose for a in self.markers[k * per:(k + 1) * per]]
             ctx = lg.marker_context(board, player, e)
             ok = lg.check_markers(ctx, [p.x for p in poses], [p.y for p in poses],
                                   [p.heading for p in poses]).ok

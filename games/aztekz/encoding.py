@@ -53,12 +53,12 @@ def actions(components: Components, players: int) -> list[Action]:
     """Every action with an id in games of `players` players, in id order."""
     reach = components.grid_size - 1
     span = range(-reach, reach + 1)
-    return ([Select(h) for h in HEROES]
-            + [Step(h, SIDE_NAMES[s]) for h in HEROES for s in SIDES]
-            + [Take(k) for k in components.soul_kinds]
-            + [Drop(), Scare(), Give(), End(), Return()]
-            + [Place(x, y, r) for x in span for y in span for r in range(4)]
-            + [Steal(p, s) for p in range(players) for s in HEROES[1:]])
+    found: list[Action] = [Select(h) for h in HEROES]
+    found += [Step(h, SIDE_NAMES[s]) for h in HEROES for s in SIDES]
+    found += [Take(k) for k in components.soul_kinds]
+    found += [Drop(), Scare(), Give(), End(), Return()]
+    found += [Place(x, y, r) for x in span for y in span for r in range(4)]
+    return found + [Steal(p, s) for p in range(players) for s in HEROES[1:]]
 
 
 class AztekzEncoding(ListedEncoding):

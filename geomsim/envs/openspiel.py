@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 import numpy as np
-import pyspiel
+import pyspiel  # type: ignore[import-not-found]
 
 from geomsim.registry import load_game
 from geomsim.rules import Game, State
@@ -139,15 +139,22 @@ class GeomsimState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return [(k, 1.0 / DEALS) for k in range(DEALS)]
 
+    @property
+    def dealt(self) -> State:
+        """The geomsim state; `ValueError` before the deal."""
+        if self._held.state is None:
+            raise ValueError("the game is not dealt yet (a chance node)")
+        return self._held.state
+
     def _legal_actions(self, player: int) -> list[int]:
-        return self.inner.legal_action_ids(player)
+        return self.dealt.legal_action_ids(player)
 
     def _apply_action(self, action: int) -> None:
         if self.inner is None:
             self._held.state = self._game.geomsim_game.new_state(self._game.players, seed=int(action))
             return
         player = self.current_player()
-        self.inner.apply(self._game.encoding.action_from_id(int(action)), player)
+        self.dealt.apply(self._game.encoding.action_from_id(int(action)), player)
         self._held.own[player].append(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -161,7 +168,7 @@ class GeomsimState(pyspiel.State):
     def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self._game.players
-        return [float(r) for r in self.inner.returns()]
+        return [float(r) for r in self.dealt.returns()]
 
     def resample_from_infostate(self, player: int, probability_sampler: Any = None) -> GeomsimState:
         """A copy whose hidden parts are drawn anew, consistent with what `player` knows; the

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from geomsim.registry import load_game
 from geomsim.rules import Action, Game, IllegalAction, Player, State, Verdict, Violation
@@ -45,7 +45,9 @@ def raw_env(game: str, players: int | None = None, render_mode: str | None = Non
 class GeomsimEnv(AECEnv):
     """A geomsim game as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi", "rgb_array"],
+                                "is_parallelizable": False}
+    state: State  # the game now (set by `reset`)
 
     def __init__(self, game: Game, players: int | None = None, render_mode: str | None = None):
         super().__init__()
@@ -70,7 +72,6 @@ class GeomsimEnv(AECEnv):
         }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self._seeds = np.random.default_rng()
-        self.state: State | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -145,7 +146,7 @@ class GeomsimEnv(AECEnv):
     # -- rendering ------------------------------------------------------------------------------
     def render(self) -> Any:
         """``ansi``: the text board; ``rgb_array``: the drawing; ``human``: the text printed."""
-        if self.render_mode is None or self.state is None:
+        if self.render_mode is None or not hasattr(self, "state"):
             return None
         if self.render_mode == "ansi":
             return str(self.state)

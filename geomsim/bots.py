@@ -82,7 +82,7 @@ class RandomBot:
         else:
             found = space.sample(rng, 1)
         if not found:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return found[0]
 
 
@@ -102,7 +102,7 @@ class GreedyBot:
         """The candidate action of best one-step value for `player`."""
         candidates = _candidates(state.legal_actions(player), rng, self.samples)
         if not candidates:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         if len(candidates) == 1:
             return candidates[0]
         seen = state.determinize(player, rng)
@@ -270,7 +270,7 @@ class ISMCTSBot:
                 edges[new] = _Edge(available=1)
             return new
         if not legal:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return max(legal, key=lambda a: edges[a].ucb(self.exploration))
 
     def _rollout(self, state: State, rng: np.random.Generator) -> list[float]:

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import html
 import importlib.util
+import inspect
 import json
 import math
 from abc import ABC, abstractmethod
@@ -312,6 +313,11 @@ class _Origin:
         return self
 
 
+def _again(method: str, args: tuple, kwargs: dict) -> Callable[[], State]:
+    """The call `args[0].method(*args[1:], **kwargs)` to make again (the game's own method)."""
+    return functools.partial(getattr(type(args[0]), method), *args, **kwargs)
+
+
 def _with_origin(make: Callable[..., State], recipe: Callable[..., Callable[[], State] | None]
                  ) -> Callable[..., State]:
     """`make` (a state factory) whose states remember how to be made again (for undo)."""
@@ -432,16 +438,18 @@ class Game(ABC):
         from there: from the seed (and setup), from the JSON text read, else from a copy."""
         super().__init_subclass__(**kwargs)
         if "new_state" in cls.__dict__:
-            def again(self: Game, players: int, seed: int | None = None, setup: Any = None,
-                      *args: Any, **kw: Any) -> Callable[[], State] | None:
-                if seed is None:  # unseeded parts of a setup may be drawn afresh: keep a copy
+            signature = inspect.signature(cls.__dict__["new_state"])
+
+            def seeded(*args: Any, **kw: Any) -> Callable[[], State] | None:
+                bound = signature.bind(*args, **kw)
+                bound.apply_defaults()
+                if bound.arguments.get("seed") is None:  # unseeded parts may be drawn afresh
                     return None
-                return functools.partial(type(self).new_state, self, players, seed, setup, *args, **kw)
-            cls.new_state = _with_origin(cls.__dict__["new_state"], again)  # type: ignore[method-assign]
+                return _again("new_state", args, kw)
+            cls.new_state = _with_origin(cls.__dict__["new_state"], seeded)  # type: ignore[method-assign]
         if "state_from_json" in cls.__dict__:
-            def read_again(self: Game, text: str, *args: Any, **kw: Any) -> Callable[[], State]:
-                return functools.partial(type(self).state_from_json, self, text, *args, **kw)
-            cls.state_from_json = _with_origin(cls.__dict__["state_from_json"], read_again)  # type: ignore[method-assign]
+            cls.state_from_json = _with_origin(  # type: ignore[method-assign]
+                cls.__dict__["state_from_json"], lambda *args, **kw: _again("state_from_json", args, kw))
 
     def __repr__(self) -> str:
         return f"<Game {self.name} ({self.min_players}-{self.max_players} players)>"

@@ -278,3 +278,13 @@ def test_docs_list_every_tensor_section_and_the_id_counts():
         assert part.lower().startswith(name)
         for section, _, _ in _game(name).encoding(3).layout.describe():
             assert f"`{section}`" in part, (name, section)
+
+
+def test_packages_are_typed():
+    """PEP 561: both packages ship a py.typed marker (package-data), so type checkers read them."""
+    from pathlib import Path
+
+    import games
+
+    for package in (geomsim, games):
+        assert (Path(package.__file__).parent / "py.typed").is_file()

@@ -93,22 +93,14 @@ class GeomsimGame(pyspiel.Game):
 
 class _Held:
     """The geomsim state inside a pyspiel state and each player's past action ids; deep copies
-    are `State.clone`s and list copies (pyspiel clones states by deep copy)."""
+    are `State.clone`s and list copies (pyspiel clones states by deep copy); pickles hold the
+    state as its JSON (`State.__reduce__`)."""
 
     def __init__(self, state: State | None, own: list[list[int]]):
         self.state, self.own = state, own
 
     def __deepcopy__(self, memo: dict) -> _Held:
         return _Held(None if self.state is None else self.state.clone(), [list(o) for o in self.own])
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled as the state's JSON (the exact round trip of the rules interface)."""
-        state = self.state
-        return {"own": self.own, "game": state and state.game.name, "json": state and state.to_json()}
-
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        self.own = data["own"]
-        self.state = data["json"] and load_game(data["game"]).state_from_json(data["json"])
 
 
 class GeomsimState(pyspiel.State):

@@ -218,8 +218,9 @@ def test_cibola_text_board_shows_rocks_and_players():
     state.apply(game.parse_action("rock sundial 1"), player)
     lines = str(state).splitlines()
     assert lines[0].startswith("Treasures of Cibola, 2 players: round 1, obtain;")
-    assert lines[2].split()[:3] == ["sundial", "6#", "4"]
-    assert lines[3].split()[:2] == ["shield", "5"]
+    sundial, shield = (c.values for c in state.components.columns[:2])
+    assert lines[2].split()[:3] == ["sundial", f"{sundial[0]}#", str(sundial[1])]
+    assert lines[3].split()[:2] == ["shield", str(shield[0])]
     assert f"player {player}" in lines[-2 + player] and "1 sundial" in lines[-2 + player]
 
 

@@ -77,7 +77,7 @@ class AztekzEncoding(ListedEncoding):
             ("card", (width, width)), ("open_sides", (4, width, width)),
             ("stack", (width, width)), ("loose", (kinds, width, width)),
             ("heroes", (n, 3, width, width)), ("scared", (width, width)),
-            ("dropped", (width, width)), ("carry", (n, 3, kinds)), ("piles", (n, kinds)),
+            ("dropped", (kinds, width, width)), ("carry", (n, 3, kinds)), ("piles", (n, kinds)),
             ("pile_count", n), ("drawn_sides", 4), ("drawn_soul", kinds), ("hero", 3),
             ("steps", 1), ("thefts", 1), ("deck", 1), ("supply", 1),
             ("supply_known", kinds), ("stall", 1),
@@ -123,8 +123,8 @@ class AztekzEncoding(ListedEncoding):
                     view("heroes")[(p, h, *self._at(text))] = 1.0
         if seen["scare"] is not None:
             view("scared")[self._at(seen["scare"])] = 1.0
-        for text in seen["dropped"]:
-            view("dropped")[self._at(text)] = 1.0
+        for text, soul in seen["dropped"]:  # a kind dropped on a card is not taken there again
+            view("dropped")[(self.kind_index[soul], *self._at(text))] = 1.0
         for p, row in enumerate(seen["carry"]):
             for h, carried in enumerate(row):
                 if carried:

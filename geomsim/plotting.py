@@ -118,9 +118,17 @@ def scale_bar(ax: Axes, length: float, x: float, y: float, unit: str = "mm") -> 
     ax.text(x + length / 2, y, f"{length:g} {unit}", ha="center", va="bottom", fontsize=7)
 
 
+def _figure(ax_or_fig: Axes | Figure) -> Figure:
+    """The (root) figure an Axes lies in, or the figure itself."""
+    fig = ax_or_fig.get_figure(root=True) if isinstance(ax_or_fig, Axes) else ax_or_fig
+    if not isinstance(fig, Figure):
+        raise ValueError("the Axes lies in no figure")
+    return fig
+
+
 def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> Path:
     """Save a figure to PNG, SVG or PDF (by the suffix), atomically: all or nothing."""
-    fig = ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig
+    fig = _figure(ax_or_fig)
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in DIAGRAM_SUFFIXES:
@@ -128,6 +136,16 @@ def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> P
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=suffix[1:], dpi=dpi)
     return path
+
+
+def figure_bytes(ax_or_fig: Axes | Figure, fmt: str = "png", dpi: int = 100) -> bytes:
+    """A figure rendered to PNG or SVG bytes in memory (for notebooks)."""
+    import io
+
+    fig = _figure(ax_or_fig)
+    out = io.BytesIO()
+    fig.savefig(out, format=fmt, dpi=dpi, bbox_inches="tight")
+    return out.getvalue()
 
 
 def caption(fig: Any, text: str) -> Any:

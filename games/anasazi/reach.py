@@ -898,6 +898,12 @@ class ReachResult:
             lines.append(f"  margin of the last marker: {self.margin}")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """The verdict for notebooks, as its text."""
+        from geomsim.notebook import pre_html
+
+        return pre_html(str(self))
+
 
 def _pose_json(pose: Pose) -> list[float]:
     return [pose.x, pose.y, pose.heading]
@@ -1102,6 +1108,12 @@ class ReachMap:
             lines.append(f"{s:7s} " + " ".join(f"{self.cell(e, s):>3s}" for e in exps)
                          + f"  {'' if k is None else f'{k} ({chr(44).join(by)})'}")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The map for notebooks, as its text table."""
+        from geomsim.notebook import pre_html
+
+        return pre_html(self.to_text())
 
     def draw(self, state: Any, ax: Any = None) -> Any:
         """The table of `state` with each sector coloured by the fewest markers that reach it,

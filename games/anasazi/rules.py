@@ -240,6 +240,14 @@ class AnasaziGame(Game):
         """The action written as `text` (see games.anasazi.actions)."""
         return parse_action(text)
 
+    # -- the discretisation, ids and observation tensor (games/anasazi/encoding.py) -----------
+    def encoding(self, players: int) -> Any:
+        """Action ids of the discretisation and observation tensor (docs/ecosystem.md)."""
+        from games.anasazi.encoding import default_encoding
+
+        self.check_players(players)
+        return default_encoding(players)
+
     def state_from_json(self, text: str) -> AnasaziState:
         """The state that `AnasaziState.to_json` wrote."""
         return AnasaziState.from_json(self, text)
@@ -327,6 +335,7 @@ class AnasaziState(State):
                 or other.actions_left <= 0):
             other.phase, other.current, other.actions_left = "play", player, 2
             other.pending, other.fresh = [], []
+            other.mark_origin()  # changed other than by apply: undo cannot go back past here
         return other
 
     def seat_order(self) -> list[int]:
@@ -854,6 +863,20 @@ class AnasaziState(State):
                          expeditions={e: list(p) for e, p in self.expeditions.items() if p},
                          contents=contents, track=dict(self.track), bonus=bonus,
                          known_towers=known)
+
+    # -- the discretisation, ids, observation tensor, summary (encoding.py, text.py) ----------
+    @property
+    def encoding(self) -> Any:
+        """The discretisation's ids and observation tensor on this table."""
+        from games.anasazi.encoding import encoding
+
+        return encoding(self.table, self.num_players)
+
+    def __str__(self) -> str:
+        """Where the game stands, in one paragraph (games/anasazi/text.py)."""
+        from games.anasazi.text import summary_text
+
+        return summary_text(self)
 
     def player_views(self, player: int) -> dict[str, Any]:
         """The engine's views of `player` and `view(player)` (see `State.player_views`)."""

@@ -26,6 +26,7 @@ LAZY_COMMANDS = {
     "check": "geomsim.scenario.commands:check_command",
     "replay": "geomsim.scenario.commands:replay_command",
     "analyze": "geomsim.analysis:analyze_command",
+    "serve": "geomsim.web.serve:serve_command",
 }
 
 

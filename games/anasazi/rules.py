@@ -235,6 +235,13 @@ class AnasaziGame(Game):
 
         return dict(reach.OUTPUTS)
 
+    def web(self) -> Any:
+        """The hooks of `geomsim serve` (games.anasazi.web: the table at mm scale, the ghost
+        marker and base camp, the shapes of a verdict, the reach overlay)."""
+        from games.anasazi.web import WEB
+
+        return WEB
+
 
 class AnasaziState(State):
     """A moment of a game of Anasazi, setup phase included."""

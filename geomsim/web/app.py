@@ -161,7 +161,7 @@ def make_app(start: Start) -> Starlette:
         return reply({"games": found})
 
     def do_view(s: Session, body: dict[str, Any]) -> dict[str, Any]:
-        return {}
+        return s.view()
 
     def do_options(s: Session, body: dict[str, Any]) -> dict[str, Any]:
         viewer = body.get("viewer")
@@ -256,7 +256,7 @@ def make_app(start: Start) -> Starlette:
     api = [
         Route("/api/games", games, methods=["GET"]),
         Route("/api/sessions", new_session, methods=["POST"]),
-        Route("/api/s/{sid}/view", in_session(do_view, changes=False), methods=["GET"]),
+        Route("/api/s/{sid}/view", in_session(do_view, changes=False, view=False), methods=["GET"]),
         Route("/api/s/{sid}/options", in_session(do_options, changes=False), methods=["POST"]),
         Route("/api/s/{sid}/preview", in_session(do_preview, view=False), methods=["POST"]),
         Route("/api/s/{sid}/check", in_session(do_check, view=False), methods=["POST"]),

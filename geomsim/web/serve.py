@@ -45,7 +45,7 @@ def start_from(scenario: Path | None, setup_file: Path | None, game_name: str | 
             except (ValueError, KeyError, TypeError) as e:
                 problems.append(f"{game.name}: {e}")
         raise UserError(f"{setup_file}: no game accepts this setup ({'; '.join(problems)})")
-    game = game_option(game_name or "anasazi")
+    game = game_option(game_name or geomsim.list_games()[0])
     n = players if players is not None else game.max_players
     try:
         game.check_players(n)
@@ -73,7 +73,7 @@ def bind(host: str, port: int) -> socket.socket:
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--setup", "setup_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Start from this setup JSON (as `geomsim setup --json` writes it).")
-@click.option("--game", "game_name", help="The game (default anasazi; with --setup: the one "
+@click.option("--game", "game_name", help="The game (default: the first installed; with --setup: the one "
               "that accepts the setup).")
 @click.option("--players", "-p", type=int, default=None, help="Number of players.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the setup.")

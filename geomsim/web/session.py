@@ -259,6 +259,8 @@ class Session:
         the verdicts added, and the scores, players to move and winners now."""
         found = []
         for n, rec in enumerate(self.records[:self.cursor], 1):
+            if self.sealed(n):
+                continue  # its events would tell what is sealed
             for i, ev in enumerate(rec.events):
                 spec: JSON = {"event": ev.kind}
                 if ev.player is not None:
@@ -327,15 +329,17 @@ class Session:
     # -- what the page shows ------------------------------------------------------------------------
     def sealed(self, n: int) -> bool:
         """Whether step `n` (1-based) is a sealed choice not yet revealed: made while several
-        players were to move, and that round is still waiting for others."""
+        players were to move, and each step since (up to the cursor) was another choice of that
+        round, which still waits for the players now to move."""
         rec = self.records[n - 1]
         if len(rec.movers) < 2:
             return False
+        waiting = set(rec.movers) - {rec.player}
         for later in self.records[n:self.cursor]:
-            if not set(later.movers) < set(rec.movers):
+            if set(later.movers) != waiting:
                 return False
-        now = set(self.state.to_move())
-        return bool(now) and now < set(rec.movers)
+            waiting -= {later.player}
+        return bool(waiting) and set(self.state.to_move()) == waiting
 
     def actions(self) -> JSON:
         """The legal actions of each player to move (humans and bots alike), in text form."""

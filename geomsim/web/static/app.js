@@ -121,6 +121,7 @@ function render(view) {
   S.verdict = null;
   clearOverlays();
   drawGhost();
+  if (S.ghost && currentTool()) schedulePreview(performance.now());  // the table changed
   if (S.analysis) runAnalysis(S.analysis.name, S.analysis.params, false);
 }
 

@@ -114,10 +114,11 @@ class AnasaziWeb(GameWeb):
         r = sizes.play_area_radius + 10
         body = _table_svg(table) + _pieces_svg(state, known, reveal)
         board = state.board()
+        # Where each expedition ends (the disc its next marker covers): ringed for the one chosen.
         ends = {e.id: list(lg.expedition_end(board, e.id)) for e in table.expedition_camps}
         return Board(body, (-r, -r, 2 * r, 2 * r), mm=True, tools=self._tools(state),
                      analyses=self._analyses(state), summary=self.summary(state, viewer),
-                     data={"ends": ends, "started": [e for e, p in state.expeditions.items() if p]})
+                     data={"anchors": ends})
 
     def _tools(self, state: Any) -> list[dict[str, Any]]:
         """The ghost pieces that can stand for a legal action now."""
@@ -247,6 +248,10 @@ class AnasaziWeb(GameWeb):
         paths.append({"d": svg.path_d(s.table.sector(target).polygon), "kind": "target",
                       "label": target})
         return {"paths": paths, "text": str(result), "result": result.to_json()}
+
+    def offers(self, state: State) -> list[str]:
+        s: Any = state
+        return [f"player {s.current} may choose {_decision(d)} (or pass)" for d in s.pending[:1]]
 
     def describe(self, event: Event) -> str:
         d, p = event.data, event.player

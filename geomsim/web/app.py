@@ -200,7 +200,8 @@ def make_app(start: Start) -> Starlette:
             raise illegal(e) from None
         record = s.records[n - 1]
         return {"applied": f"{record.player}: {record.text}",
-                "events": [] if s.sealed(n) else [s.hooks.describe(e) for e in record.events]}
+                "events": [] if s.sealed(n) else [s.hooks.describe(e) for e in record.events],
+                "offers": s.hooks.offers(s.state)}
 
     def do_undo(s: Session, body: dict[str, Any]) -> dict[str, Any]:
         s.undo()

@@ -52,7 +52,9 @@ class Board:
     tools: list[JSON] = field(default_factory=list)
     analyses: list[JSON] = field(default_factory=list)
     summary: list[str] = field(default_factory=list)
-    data: JSON = None  # what the tools need (e.g. where each expedition ends)
+    # {"anchors": {choice: [x, y, r]}}: the page rings the anchor of the tool parameter chosen
+    # (an expedition's end, say), where the ghost should start from.
+    data: JSON = None
 
     def to_json(self) -> JSON:
         """The board as the page reads it."""
@@ -100,6 +102,11 @@ class GameWeb:
     def pick(self, state: State, name: str, params: JSON, target: str, viewer: int | None) -> JSON:
         """The answer of analysis `name` for the board element `target` (as `analysis`)."""
         raise WebError(f"{state.game.name} has no analysis {name!r}")
+
+    def offers(self, state: State) -> list[str]:
+        """The decisions an action opened that wait now (a look offered, a treasure to take),
+        in words; none by default (the legal actions show them)."""
+        return []
 
     def describe(self, event: Event) -> str:
         """An event in words: its kind, who, and its data."""

@@ -12,6 +12,7 @@ from games.anasazi import legality as lg
 from games.anasazi.actions import PlaceMarker, extend
 from geomsim.cli import main
 from geomsim.scenario import load_scenario
+from geomsim.web.browser import point_at
 from tests.web.conftest import SCENARIO
 
 pytestmark = pytest.mark.xdist_group("browser")  # one browser per test session
@@ -30,10 +31,13 @@ def robust(state, action: PlaceMarker, rules: tuple[str, ...]) -> PlaceMarker:
 
 
 def until(driver, test, what: str):
+    """Wait for `test(driver)` to hold (the page redraws meanwhile: stale elements are retried)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
     try:
-        return WebDriverWait(driver, WAIT, poll_frequency=0.02).until(test, message=what)
+        return WebDriverWait(driver, WAIT, poll_frequency=0.02, ignored_exceptions=(
+            StaleElementReferenceException,)).until(test, message=what)
     except Exception:
         print(f"waiting for {what}: the page shows error {text(driver, 'error')!r}, verdict "
               f"{text(driver, 'verdict')!r}, status {text(driver, 'status')!r}")
@@ -42,19 +46,6 @@ def until(driver, test, what: str):
 
 def text(driver, id: str) -> str:
     return driver.find_element("id", id).text
-
-
-def point_at(driver, x: float, y: float) -> None:
-    """Move the pointer over table point (x, y) mm of the board."""
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    board = driver.find_element("id", "board")
-    # From the board's centre: what Selenium's offsets start from, whatever the page's scroll.
-    dx, dy = driver.execute_script(
-        "const p = geomsim.clientPoint(arguments[0], arguments[1]);"
-        "const r = document.getElementById('board').getBoundingClientRect();"
-        "return [p.x - r.left - r.width / 2, p.y - r.top - r.height / 2];", x, y)
-    ActionChains(driver).move_to_element_with_offset(board, round(dx), round(dy)).perform()
 
 
 def set_heading(driver, heading: float) -> None:
@@ -67,7 +58,7 @@ def click(driver, id: str) -> None:
     driver.find_element("id", id).click()
 
 
-def test_place_see_why_apply_undo_save_and_replay(browser, live_server, tmp_path, capsys):
+def test_place_see_why_apply_undo_save_and_replay(chromium, live_server, tmp_path, capsys):
     """Load a table; a ghost marker over an opponent's base camp shows anasazi/4.2/other-camp
     with the covered area drawn; moved clear it is legal; a click lays it; undo takes it back;
     saved as a scenario it replays with `geomsim run`, every ticked expectation holding."""
@@ -77,7 +68,7 @@ def test_place_see_why_apply_undo_save_and_replay(browser, live_server, tmp_path
     state = load_scenario(SCENARIO).state_at(16)
     covering = robust(state, extend(state, "E3", 128.7, along=12), (lg.OTHER_CAMP,))
     clear = robust(state, extend(state, "E3", 38.7, along=31), ())
-    d = browser
+    d = chromium
     d.get(live_server)
     until(d, lambda d: "step 22 of 22" in text(d, "status"), "the scenario's last step")
     for n in range(21, 15, -1):  # step back to step 16
@@ -109,9 +100,10 @@ def test_place_see_why_apply_undo_save_and_replay(browser, live_server, tmp_path
     until(d, lambda d: d.find_elements("id", "verdict-legal"), "legal again")
     ActionChains(d).click().perform()
     until(d, lambda d: "step 17 of 17" in text(d, "status"), "laid again")
-    event = d.find_element("xpath", "//label[contains(., 'step 17: player 1 laid a marker of E3')]")
-    d.find_element("id", event.get_attribute("for")).click()
-    until(d, lambda d: d.find_element("id", event.get_attribute("for")).is_selected(), "ticked")
+    box = d.find_element("xpath", "//label[contains(., 'step 17: player 1 laid a marker of E3')]"
+                         ).get_attribute("for")
+    click(d, box)
+    until(d, lambda d: d.find_element("id", box).is_selected(), "ticked")
 
     click(d, "save-scenario")
     until(d, lambda d: "game: anasazi" in d.find_element("id", "scenario-text").get_attribute(
@@ -130,12 +122,12 @@ def test_place_see_why_apply_undo_save_and_replay(browser, live_server, tmp_path
           f"{len(latencies)} moves")
 
 
-def test_sealed_bids_by_hand_in_a_new_game(browser, live_server):
+def test_sealed_bids_by_hand_in_a_new_game(chromium, live_server):
     """A new Cibola game from the page: each player's send entered in their own panel, hidden
     in the history until both have chosen."""
     from selenium.webdriver.support.ui import Select
 
-    d = browser
+    d = chromium
     d.get(live_server)
     until(d, lambda d: "step" in text(d, "status"), "the page")
     Select(d.find_element("id", "ng-game")).select_by_value("cibola")

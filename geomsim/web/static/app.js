@@ -232,7 +232,7 @@ async function checkTyped(player, text) {
 function showEvents(data) {
   if (!data) return;
   const ul = $("events");
-  const lines = [`applied ${data.applied}`, ...data.events];
+  const lines = [`applied ${data.applied}`, ...data.events, ...data.offers.map((o) => `offered: ${o}`)];
   ul.replaceChildren(...lines.map((line) => el("li", {}, line)));
 }
 
@@ -414,13 +414,25 @@ function setHeading(h, event) {
   schedulePreview(event ? event.timeStamp : performance.now());
 }
 
+// A table y as the board's SVG writes it (mm boards have y up).
+function flip(y) {
+  return S.view.board.mm ? -y : y;
+}
+
 function drawGhost() {
   const g = $("ghost");
   g.replaceChildren();
   const tool = currentTool();
-  if (!tool || !S.ghost) return;
+  if (!tool) return;
+  const anchors = (S.view.board.data || {}).anchors || {};
+  for (const p of tool.params) {
+    const a = anchors[S.params[p.name]];
+    if (a) g.append(svgEl("circle", { class: "anchor", cx: a[0], cy: flip(a[1]), r: a[2] * 2.2 }));
+  }
+  if (!S.ghost) return;
   g.setAttribute("class", S.verdict ? (S.verdict.ok ? "ok" : "bad") : "");
-  const inner = svgEl("g", { transform: `translate(${S.ghost.x} ${-S.ghost.y}) rotate(${-S.heading})` });
+  const turn = S.view.board.mm ? -S.heading : S.heading;
+  const inner = svgEl("g", { transform: `translate(${S.ghost.x} ${flip(S.ghost.y)}) rotate(${turn})` });
   if (tool.shape.rect) {
     const [L, W] = tool.shape.rect;
     inner.append(svgEl("rect", { class: "body", x: -L / 2, y: -W / 2, width: L, height: W }));
@@ -434,6 +446,7 @@ function drawGhost() {
   }
   g.append(inner);
 }
+
 
 function clearOverlays() {
   $("overlays").replaceChildren();

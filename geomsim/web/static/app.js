@@ -17,6 +17,7 @@ const S = {
   pending: null, inflight: false, verdict: null,
   analysis: null,       // {name, params} shown
   latencies: [],        // ms from a pointer move to its verdict on the page
+  serverMs: [],         // ms the server took for each of those verdicts
 };
 window.geomsim = S;  // for tests and the curious
 
@@ -472,6 +473,7 @@ async function sendPreview() {
       showVerdict(r, job.request);
       const ms = performance.now() - job.t0;
       S.latencies.push(ms);
+      S.serverMs.push(r.seconds * 1000);
       showTiming(ms, r.seconds);
     }
   } catch (e) {

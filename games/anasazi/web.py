@@ -20,7 +20,6 @@ from games.anasazi.components import COLOURS, Table
 from games.anasazi.draw import (
     ADOBE, ADOBE_EDGE, CAMP_TILE, CLIFF, EARTH, EXPLORER, HIDDEN_TOWER, MARKER, PIECE_COLOURS, SAND,
 )
-from geomsim.geometry import Pose
 from geomsim.plotting import PLAYER_COLOURS
 from geomsim.rules import Action, Event, State, Verdict
 from geomsim.web import svg

@@ -23,7 +23,7 @@ import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -62,7 +62,6 @@ class Sessions:
                 raise WebError("unknown session (the server was restarted or the tab is old): "
                                "reload the page", status=404)
             self._by_id.move_to_end(id)
-        session.used = time.monotonic()
         return session
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,24 +133,29 @@ def web_hooks(game: Any) -> GameWeb:
     return found if isinstance(found, GameWeb) else GameWeb()
 
 
-_SVG_SIZE = re.compile(r'<svg[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"')
+_SVG_SIZE = re.compile(r'(<svg[^>]*\bwidth=")([\d.]+)pt("[^>]*\bheight=")([\d.]+)pt"')
+_DRAWING = threading.Lock()  # matplotlib is not thread-safe; requests are served by a pool
 
 
 def figure_bytes(state: State, fmt: str, reveal: bool = False) -> bytes:
     """The moment as ``state.draw()`` draws it, in `fmt` ("png" or "svg")."""
-    try:
-        ax = state.draw(reveal=reveal)
-    except NotImplementedError as e:
-        raise WebError(str(e)) from None
-    buf = io.BytesIO()
-    ax.figure.savefig(buf, format=fmt, dpi=110)
+    with _DRAWING:
+        try:
+            ax = state.draw(reveal=reveal)
+        except NotImplementedError as e:
+            raise WebError(str(e)) from None
+        buf = io.BytesIO()
+        ax.figure.savefig(buf, format=fmt, dpi=110)
     return buf.getvalue()
 
 
 def figure_svg(state: State, reveal: bool) -> tuple[str, tuple[float, float, float, float]]:
-    """``state.draw()`` as an inline SVG element and its view box (in points)."""
+    """``state.draw()`` as an inline SVG element and its view box: its size in points made user
+    units, so that the view box shows all of it."""
     text = figure_bytes(state, "svg", reveal).decode("utf-8")
-    start = text.find("<svg")
-    match = _SVG_SIZE.search(text, start)
-    width, height = (float(match[1]), float(match[2])) if match else (800.0, 600.0)
-    return text[start:], (0.0, 0.0, width, height)
+    text = text[text.find("<svg"):]
+    match = _SVG_SIZE.search(text)
+    if match is None:
+        return text, (0.0, 0.0, 800.0, 600.0)
+    text = _SVG_SIZE.sub(r'\1\2\3\4"', text, count=1)
+    return text, (0.0, 0.0, float(match[2]), float(match[4]))

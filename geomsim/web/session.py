@@ -83,7 +83,6 @@ class Session:
     viewer: int | None = None  # whose knowledge the board shows (None: the player to move)
     reveal: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    used: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         self.hooks: GameWeb = web_hooks(self.start.game)

@@ -118,6 +118,15 @@ def test_place_see_why_apply_undo_save_and_replay(chromium, live_server, tmp_pat
     report = capsys.readouterr().out
     assert "2 passed, 0 failed" in report, report
     latencies = d.execute_script("return geomsim.latencies")
+    # Another tab has a game of its own; this tab's is unchanged.
+    first = d.current_window_handle
+    d.switch_to.new_window("tab")
+    d.get(live_server)
+    until(d, lambda d: "step 22 of 22" in text(d, "status"), "a new tab's own game")
+    d.close()
+    d.switch_to.window(first)
+    d.refresh()
+    until(d, lambda d: "step 17 of 17" in text(d, "status"), "this tab's game after a reload")
     print(f"pointer move to verdict: median {statistics.median(latencies):.1f} ms over "
           f"{len(latencies)} moves")
 

@@ -4,7 +4,6 @@ in the page (their drawings, their sealed choices)."""
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 
@@ -39,18 +38,12 @@ def test_start_from_a_seed_a_setup_file_or_a_scenario(tmp_path):
 
 def test_bind_picks_a_free_port_and_names_a_taken_one():
     sock = bind("127.0.0.1", 0)
-    try:
+    with sock:
         port = sock.getsockname()[1]
         assert port > 0
+        # A port with a listening socket cannot be bound again, SO_REUSEADDR or not.
         with pytest.raises(UserError, match=f"cannot listen on 127.0.0.1:{port}"):
-            with socket.socket() as other:  # SO_REUSEADDR does not share a listening port
-                other.bind(("127.0.0.1", port))
-                other.listen()
-                bind("127.0.0.1", port).close()
-    except OSError:
-        pass  # the first bind above already failed: what the second tests
-    finally:
-        sock.close()
+            bind("127.0.0.1", port)
 
 
 def test_serve_help(capsys):

@@ -354,24 +354,29 @@ class Session:
                           "items": list(dict.fromkeys(str(a) for a in space.sample(rng, SAMPLES_SHOWN)))}
         return out
 
+    def history(self) -> list[JSON]:
+        """Every step: who, the action in text form and its events in words (a sealed choice
+        not yet revealed shows neither)."""
+        found = []
+        for n, rec in enumerate(self.records, 1):
+            hidden = n <= self.cursor and self.sealed(n)
+            found.append({"n": n, "player": rec.player, "by": rec.by,
+                          "text": None if hidden else rec.text,
+                          "events": [] if hidden else [self.hooks.describe(e) for e in rec.events]})
+        return found
+
     def view(self) -> JSON:
         """Everything the page draws: the board, who is to move, the legal actions, the history,
         the expectations, the seats."""
         state = self.state
         movers = state.to_move()
         viewer = self.viewer if self.viewer is not None else (movers[0] if len(movers) == 1 else None)
-        history = []
-        for n, rec in enumerate(self.records, 1):
-            hidden = n <= self.cursor and self.sealed(n)
-            history.append({"n": n, "player": rec.player, "by": rec.by,
-                            "text": None if hidden else rec.text,
-                            "events": [] if hidden else [self.hooks.describe(e) for e in rec.events]})
         return {
             "session": self.id, "version": self.version, "game": self.game.name,
             "title": self.start.title, "players": self.start.players,
             "to_move": list(movers), "over": state.is_over(),
             "scores": [float(s) for s in state.scores()], "winners": list(state.winners()),
-            "cursor": self.cursor, "length": len(self.records), "history": history,
+            "cursor": self.cursor, "length": len(self.records), "history": self.history(),
             "actions": {str(p): a for p, a in self.actions().items()},
             "board": self.hooks.board(state, viewer, self.reveal).to_json(),
             "viewer": self.viewer, "shown_as": viewer, "reveal": self.reveal,

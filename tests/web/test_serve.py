@@ -97,20 +97,17 @@ def test_bots_play_a_whole_game_and_the_save_replays():
 
 
 def test_sealed_sends_stay_hidden_until_the_round_resolves():
-    from starlette.testclient import TestClient
-
-    from geomsim.web import make_app
-
-    client = TestClient(make_app(start_from(None, None, "cibola", 3, 5)))
-    sid, view = new(client)
-    assert view["to_move"] == [0, 1, 2] and view["board"]["svg"].startswith("<svg")
-    view = post(client, sid, "apply", view, player=1, action="send 3")["view"]
-    view = post(client, sid, "apply", view, player=0, action="send 2")["view"]
-    assert [h["text"] for h in view["history"]] == [None, None]
-    assert not [c for c in view["expectations"] if c["id"].startswith("event:")]
-    r = post(client, sid, "apply", view, player=2, action="send 1")
-    assert [h["text"] for h in r["view"]["history"]] == ["send 3", "send 2", "send 1"]
-    assert any("revealed" in e for e in r["view"]["history"][2]["events"])
+    session = Session(Start(geomsim.load_game("cibola"), 3, seed=5))
+    assert session.state.to_move() == (0, 1, 2)
+    session.play(1, session.parse("send 3"))
+    session.play(0, session.parse("send 2"))
+    assert [h["text"] for h in session.history()] == [None, None]
+    assert all(h["events"] == [] for h in session.history())
+    assert not [c for c in session.candidates() if c["id"].startswith("event:")]
+    session.play(2, session.parse("send 1"))
+    history = session.history()
+    assert [h["text"] for h in history] == ["send 3", "send 2", "send 1"]
+    assert any("revealed" in e for e in history[2]["events"])
 
 
 def test_aztekz_plays_in_the_page():
@@ -119,4 +116,4 @@ def test_aztekz_plays_in_the_page():
     assert view["board"]["svg"].startswith("<svg") and view["board"]["tools"] == []
     first = view["actions"]["0"]["items"][0]
     session.play(0, session.parse(first))
-    assert session.view()["history"][0]["text"] == first
+    assert session.history()[0]["text"] == first

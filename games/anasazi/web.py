@@ -113,8 +113,12 @@ class AnasaziWeb(GameWeb):
         r = sizes.play_area_radius + 10
         body = _table_svg(table) + _pieces_svg(state, known, reveal)
         board = state.board()
-        # Where each expedition ends (the disc its next marker covers): ringed for the one chosen.
-        ends = {e.id: list(lg.expedition_end(board, e.id)) for e in table.expedition_camps}
+        # Where each expedition ends (the disc its next marker covers), ringed for the one chosen,
+        # and how far the centre of a marker on its axis may lie from it and still cover it.
+        ends = {}
+        for e in table.expedition_camps:
+            x, y, radius = lg.expedition_end(board, e.id)
+            ends[e.id] = [x, y, radius, lg.cover_room(sizes, radius)[0]]
         return Board(body, (-r, -r, 2 * r, 2 * r), mm=True, tools=self._tools(state),
                      analyses=self._analyses(state), summary=self.summary(state, viewer),
                      data={"anchors": ends})

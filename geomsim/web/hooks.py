@@ -53,8 +53,9 @@ class Board:
     tools: list[JSON] = field(default_factory=list)
     analyses: list[JSON] = field(default_factory=list)
     summary: list[str] = field(default_factory=list)
-    # {"anchors": {choice: [x, y, r]}}: the page rings the anchor of the tool parameter chosen
-    # (an expedition's end, say), where the ghost should start from.
+    # {"anchors": {choice: [x, y, r, reach]}}: the page rings the anchor of the tool parameter
+    # chosen (an expedition's end, say); "from the anchor", the ghost points from it to the
+    # pointer, its centre at most `reach` from it.
     data: JSON = None
 
     def to_json(self) -> JSON:

@@ -87,6 +87,17 @@ def test_preview_other_camp_is_state_check_with_the_covered_area(client, table_s
     assert "mm²" in overlap[0]["label"]
 
 
+def test_the_board_is_the_table_in_mm_with_each_expedition_end(client, table_state):
+    sid, view = at_play(client)
+    board = view["board"]
+    r = table_state.sizes.play_area_radius + 10
+    assert board["mm"] and board["viewBox"] == [-r, -r, 2 * r, 2 * r]
+    x, y, radius = lg.expedition_end(table_state.board(), "E2")
+    assert board["data"]["anchors"]["E2"] == [x, y, radius, lg.cover_room(table_state.sizes, radius)[0]]
+    assert [t["name"] for t in board["tools"]] == ["marker", "camp"]
+    assert board["svg"].count('class="sector"') == len(table_state.table.sectors)
+
+
 def test_preview_legal_marker_shows_no_overlap(client, table_state):
     sid, view = at_play(client)
     action = extend(table_state, "E3", 38.7, along=31)

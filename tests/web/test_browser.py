@@ -3,6 +3,7 @@ and a sealed-bid game, through the page as a user drives it."""
 
 from __future__ import annotations
 
+import math
 import statistics
 
 import pytest
@@ -76,6 +77,14 @@ def test_place_see_why_apply_undo_save_and_replay(chromium, live_server, tmp_pat
         until(d, lambda d, n=n: f"step {n} of 22" in text(d, "status"), f"step {n}")
     click(d, "tool-marker")
     Select(d.find_element("id", "param-expedition")).select_by_value("E3")
+    # "From the ring" (the default): the ghost points from E3's start mark to the pointer.
+    for turn in (-1.5, 0.0, 1.5):  # the pointer's pixel changes the heading by less than this
+        assert state.check(extend(state, "E3", 128.7 + turn, along=0.01)).rules == (lg.OTHER_CAMP,)
+    x, y, _ = lg.expedition_end(state.board(), "E3")
+    far = math.radians(128.7)
+    point_at(d, x + 120 * math.cos(far), y + 120 * math.sin(far))
+    until(d, lambda d: lg.OTHER_CAMP in text(d, "verdict"), "other-camp from the ring")
+    click(d, "from-anchor")  # now the ghost's centre follows the pointer
     set_heading(d, 128.7)
     point_at(d, covering.x, covering.y)
     until(d, lambda d: lg.OTHER_CAMP in text(d, "verdict"), "the other-camp verdict")

@@ -166,11 +166,30 @@ function currentTool() {
   return (S.view.board.tools || []).find((t) => t.name === S.tool) || null;
 }
 
+// The anchor of the tool's chosen parameter (e.g. the end of the expedition chosen), if any.
+function currentAnchor(tool) {
+  const anchors = (S.view.board.data || {}).anchors || {};
+  for (const p of tool.params) if (anchors[S.params[p.name]]) return anchors[S.params[p.name]];
+  return null;
+}
+
+// "From the ring": the ghost points from the anchor to the pointer, its centre on that line at
+// most `reach` from the anchor (less 0.01 mm, what rounding the pose may move it).
+function fromAnchor(tool, at) {
+  const a = currentAnchor(tool);
+  if (!a || !tool.turns || !$("from-anchor").checked) return null;
+  const dx = at.x - a[0], dy = at.y - a[1], d = Math.hypot(dx, dy);
+  if (d < 1e-6) return null;
+  const c = Math.min(d, a[3] - 0.01);
+  return { ghost: { x: a[0] + (dx / d) * c, y: a[1] + (dy / d) * c }, heading: Math.atan2(dy, dx) * 180 / Math.PI };
+}
+
 function renderParams() {
   const box = $("params");
   box.replaceChildren();
   const tool = currentTool();
   $("heading-box").hidden = !(tool && tool.turns);
+  $("from-box").hidden = true;
   if (!tool) return;
   for (const p of tool.params) {
     const select = el("select", { id: `param-${p.name}` });
@@ -180,6 +199,7 @@ function renderParams() {
     select.addEventListener("change", () => { S.params[p.name] = select.value; S.ghost = null; drawGhost(); });
     box.append(el("label", {}, `${p.label} `), select);
   }
+  $("from-box").hidden = !(tool.turns && currentAnchor(tool));
 }
 
 function renderStatus(view) {
@@ -425,11 +445,8 @@ function drawGhost() {
   g.replaceChildren();
   const tool = currentTool();
   if (!tool) return;
-  const anchors = (S.view.board.data || {}).anchors || {};
-  for (const p of tool.params) {
-    const a = anchors[S.params[p.name]];
-    if (a) g.append(svgEl("circle", { class: "anchor", cx: a[0], cy: flip(a[1]), r: a[2] * 2.2 }));
-  }
+  const a = currentAnchor(tool);
+  if (a) g.append(svgEl("circle", { class: "anchor", cx: a[0], cy: flip(a[1]), r: a[2] * 2.2 }));
   if (!S.ghost) return;
   g.setAttribute("class", S.verdict ? (S.verdict.ok ? "ok" : "bad") : "");
   const turn = S.view.board.mm ? -S.heading : S.heading;
@@ -549,7 +566,8 @@ function setupBoard() {
       return;
     }
     if (tool && e.button === 0) {
-      S.ghost = tableAt(e);
+      if (!fromAnchor(tool, tableAt(e))) S.ghost = tableAt(e);
+      if (!S.ghost) return;
       S.press = { cx: e.clientX, cy: e.clientY, x: S.ghost.x, y: S.ghost.y, turned: false };
       svg.setPointerCapture(e.pointerId);
     }
@@ -566,10 +584,16 @@ function setupBoard() {
     const tool = currentTool();
     if (!tool) return;
     const at = tableAt(e);
-    if (S.press && tool.turns && (S.press.turned || Math.hypot(e.clientX - S.press.cx, e.clientY - S.press.cy) > 5)) {
+    const anchored = fromAnchor(tool, at);
+    if (S.press && tool.turns && !anchored && (S.press.turned || Math.hypot(e.clientX - S.press.cx, e.clientY - S.press.cy) > 5)) {
       S.press.turned = true;  // press and drag: the ghost stays, its heading follows the pointer
       S.ghost = { x: S.press.x, y: S.press.y };
       setHeading(Math.atan2(at.y - S.press.y, at.x - S.press.x) * 180 / Math.PI, e);
+      return;
+    }
+    if (anchored) {
+      S.ghost = anchored.ghost;
+      setHeading(anchored.heading, e);
       return;
     }
     S.ghost = at;
@@ -599,6 +623,7 @@ function setupBoard() {
     zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, svgPoint(e));
   }, { passive: false });
   $("heading").addEventListener("change", () => setHeading(Number($("heading").value) || 0));
+  $("from-anchor").addEventListener("change", () => { S.ghost = null; drawGhost(); clearOverlays(); });
   $("zoom-in").addEventListener("click", () => zoom(1 / 1.4));
   $("zoom-out").addEventListener("click", () => zoom(1.4));
   $("zoom-fit").addEventListener("click", () => { S.box = S.view.board.viewBox.slice(); $("board").setAttribute("viewBox", S.box.join(" ")); });

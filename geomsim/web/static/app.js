@@ -158,7 +158,7 @@ function renderBoard(board) {
   viewer.value = S.view.viewer === null ? "" : String(S.view.viewer);
   $("reveal").checked = S.view.reveal;
   $("board-hint").textContent = board.mm
-    ? "Board in mm. Ghost: follows the pointer; wheel turns it (Shift: 1°), or press and drag to turn; click lays it when legal. View tool: drag to pan, wheel to zoom, click a pueblo for an analysis answer."
+    ? "Board in mm. Ghost marker: from the ring it points from the expedition's end to the pointer; otherwise its centre follows the pointer, the wheel turns it (Shift: 1°), press and drag turns it. A click lays it when legal. View tool: drag to pan, wheel to zoom, click a pueblo for an analysis answer."
     : "Drag to pan, wheel to zoom.";
 }
 

@@ -21,9 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path as MplPath
 
-from geomsim.files import atomic_path
-
-FORMATS = {".png", ".svg", ".pdf"}
+from geomsim.files import DIAGRAM_SUFFIXES, atomic_path
 
 PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -119,8 +117,8 @@ def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> P
     fig = ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(f"cannot save {path.name}: use one of {', '.join(sorted(FORMATS))}")
+    if suffix not in DIAGRAM_SUFFIXES:
+        raise ValueError(f"cannot save {path.name}: use one of {', '.join(sorted(DIAGRAM_SUFFIXES))}")
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=suffix[1:], dpi=dpi)
     return path

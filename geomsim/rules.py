@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import hashlib
 import importlib.util
 import json
 import math
@@ -351,6 +352,11 @@ class Game(ABC):
         return f"<Game {self.name} ({self.min_players}-{self.max_players} players)>"
 
 
+def _state_from_json(game: Game, text: str) -> State:
+    """`game.state_from_json(text)`: how a pickled state is read back (see `State.__reduce__`)."""
+    return game.state_from_json(text)
+
+
 class State(ABC):
     """A moment of a game. Subclasses implement the underscored hooks."""
 
@@ -448,6 +454,35 @@ class State(ABC):
         """An independent copy."""
         return copy.deepcopy(self)
 
+    def __deepcopy__(self, memo: dict) -> State:
+        """`clone()` where a game defines its own (faster, sharing what never changes), else a
+        deep copy of every attribute."""
+        if type(self).clone is not State.clone:
+            return self.clone()
+        other = type(self).__new__(type(self))
+        memo[id(self)] = other
+        other.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return other
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its JSON text, read back by `Game.state_from_json`: the exact round trip,
+        and what a game shares between states (tables, components) is found again, not copied."""
+        return _state_from_json, (self.game, self.to_json())
+
+    # States are mutable: equality and the hash are those of the position now, as its JSON form
+    # (history included). A state whose hash was taken and that is then played on no longer
+    # matches it: keep clones, not the playing state, in sets and dict keys.
+    def __eq__(self, other: object) -> bool:
+        """True when `other` is a state of the same game and class writing the same JSON."""
+        if not isinstance(other, State):
+            return NotImplemented
+        return self is other or (type(self) is type(other) and self.to_json() == other.to_json())
+
+    def __hash__(self) -> int:
+        """A hash of the JSON form, the same in every process (unlike `hash` of a str)."""
+        digest = hashlib.blake2b(self.to_json().encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big", signed=True)
+
     def to_json(self) -> str:
         """The whole state, history included, as JSON text (exact round trip)."""
         body = json.dumps(self.to_dict(), sort_keys=True, allow_nan=False)
@@ -520,6 +555,25 @@ class State(ABC):
     def _entries_from_json(self, data: list[JSON]) -> list[tuple[Player, Action, list[Event]]]:
         return [(h["player"], self.game.action_from_json(h["action"]),
                  [Event.from_json(e) for e in h["events"]]) for h in data]
+
+    def player_views(self, player: Player) -> dict[str, JSON]:
+        """Everything `player` may call to look at this state for their own view, by name, as
+        JSON-able data: `observe(player)`, who is to move, `scores()`, `winners()`,
+        `evaluate(player)` and, when it is their move in a finite space, their legal actions.
+        None of them may show what `player` may not know: the harness checks that each is the
+        same in every determinization for `player`. A game adds its own views (Anasazi:
+        `view(player)`); a method that shows the whole truth says so in its name."""
+        views: dict[str, JSON] = {
+            "observe": self.observe(player), "to_move": list(self.to_move()),
+            "scores": list(self.scores()), "winners": list(self.winners()),
+        }
+        if type(self).evaluate is not State.evaluate:  # else it is a score, checked already
+            views["evaluate"] = self.evaluate(player)
+        if player in self.to_move():
+            space = self.legal_actions(player)
+            if space.finite:
+                views["legal_actions"] = [str(a) for a in space]  # type: ignore[attr-defined]
+        return views
 
     def evaluate(self, player: Player) -> float:
         """A heuristic value of this state for `player` (greedy bots); the score by default."""

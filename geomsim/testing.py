@@ -7,8 +7,10 @@ property raises `HarnessFailure` naming the property, the seed and the step.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,8 +20,8 @@ from geomsim.rules import Action, Game, IllegalAction, Player, Playouts, State
 
 PROPERTIES = (
     "legal-passes-check", "illegal-raises", "illegal-unchanged", "clone-independent",
-    "json-round-trip", "action-round-trip", "replay", "observe-hidden", "determinize-varies",
-    "scores-finite", "terminates", "playout-replay",
+    "json-round-trip", "copy-round-trip", "action-round-trip", "replay", "observe-hidden",
+    "view-hidden", "determinize-varies", "scores-finite", "terminates", "playout-replay",
 )
 
 
@@ -79,7 +81,8 @@ def check_random_games(game: Game, players: int, games: int = 10, seed: int = 0,
     Every step checks that sampled legal actions pass `check` and round trip as text and JSON.
     The costlier checks (JSON round trip of the state, observations and determinization, illegal
     actions, the player not to move, clone independence) run every `thorough_every` steps
-    (1: always; a number prime to a game's turn length reaches every phase) and on the final state.
+    (1: always; a number prime to a game's turn length reaches every phase) and on the final state;
+    copies by `copy.deepcopy` and `pickle` at the 1st, 2nd, 4th, 8th, ... of those and the last.
     """
     report = HarnessReport()
     for game_seed in range(seed, seed + games):
@@ -99,11 +102,15 @@ def _check_one_game(game: Game, players: int, seed: int, max_steps: int, sample_
     moves, probe = _rngs(seed)
     state = game.new_state(players=players, seed=seed)
     seen: list[tuple[Player, Action]] = []
+    checked = 0  # thorough checks made; copies are checked at the 1st, 2nd, 4th, 8th, ... and last
     for step in range(max_steps):
         fail = _failer(seed, step)
         thorough = step % thorough_every == 0
         if thorough or state.is_over():
             _check_json(game, state, fail)
+            checked += 1
+            if checked & (checked - 1) == 0 or state.is_over():
+                _check_copies(state, fail)
         if state.is_over():
             break
         if thorough:
@@ -157,6 +164,18 @@ def _check_json(game: Game, state: State, fail) -> None:
         if space.finite and list(space) != list(again):  # type: ignore[call-overload]
             fail("json-round-trip", f"the restored state lists player {player}'s legal actions "
                  "otherwise (a random player would play on differently)")
+
+
+def _check_copies(state: State, fail) -> None:
+    """`copy.deepcopy` and `pickle` (what peers such as OpenSpiel's tests use) give states that
+    write the same JSON, compare equal and hash alike."""
+    text = state.to_json()
+    for how, other in (("deepcopy", copy.deepcopy(state)),
+                       ("pickle", pickle.loads(pickle.dumps(state)))):
+        if other.to_json() != text:
+            fail("copy-round-trip", f"a {how} of the state writes different JSON")
+        if other != state or hash(other) != hash(state):
+            fail("copy-round-trip", f"a {how} of the state is not equal to it or hashes otherwise")
 
 
 def _check_legal(game: Game, state: State, action: Action, player: Player, fail) -> None:
@@ -232,15 +251,24 @@ def _dump(data: object) -> str:
 
 def _check_observations(state: State, players: int, rng: np.random.Generator,
                         report: HarnessReport, fail) -> None:
+    """Every view a player may call for their own (`State.player_views`: observe, scores, ...)
+    is the same in the state and in a determinization for that player."""
     full = state.to_json()
     for p in range(players):
-        seen = _dump(state.observe(p))
+        views = state.player_views(p)
         other = state.determinize(p, rng)
         report.determinized += 1
-        if _dump(other.observe(p)) != seen:
-            fail("observe-hidden", f"observe({p}) differs between the state and a determinization "
-                                   "for that player: it shows what the player may not know, or "
-                                   "determinize changes what the player knows")
+        for name, seen in other.player_views(p).items():
+            # Equal as data (fast), or as JSON (lists and tuples alike, as a player gets them).
+            if seen == views.get(name) or _dump(seen) == _dump(views.get(name)):
+                continue
+            if name == "observe":
+                fail("observe-hidden", f"observe({p}) differs between the state and a "
+                     "determinization for that player: it shows what the player may not know, "
+                     "or determinize changes what the player knows")
+            fail("view-hidden", f"{name} for player {p} differs between the state and a "
+                 "determinization for that player: it shows what the player may not know "
+                 "(or, if it is meant to show the whole truth, it must not be a player's view)")
         # Writing every determinization is costly; one that varies is proof enough.
         if not report.determinize_varied and other.to_json() != full:
             report.determinize_varied += 1

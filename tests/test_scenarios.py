@@ -442,7 +442,7 @@ def test_replay_errors(tmp_path, toys, capsys):
     assert cli.main(["replay", str(log), "-o", str(tmp_path / "f")]) == 2
     assert f"{log}:3: action: 'mark 0' is illegal: toy/grid/empty" in capsys.readouterr().err
     assert cli.main(["replay", str(log), "-o", str(tmp_path / "x.mp4")]) == 2
-    assert "give a .gif file or a folder" in capsys.readouterr().err
+    assert "x.mp4: give a name ending in .gif (or a folder" in capsys.readouterr().err
     not_log = _write(tmp_path, "{}\n", "x.jsonl")
     assert cli.main(["replay", str(not_log), "-o", str(tmp_path / "f")]) == 2
     assert f"{not_log}:1: not a geomsim game log" in capsys.readouterr().err

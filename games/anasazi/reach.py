@@ -123,8 +123,9 @@ class Placer(Protocol):
     def check(self, pose: Pose) -> Verdict:
         """The rules' exact check of one marker."""
 
-    def after(self, pose: Pose) -> Placer:
-        """The placer of the next marker of this expedition once `pose` is laid (on a clone)."""
+    def after(self, pose: Pose) -> Placer | None:
+        """The placer of the next marker of this expedition once `pose` is laid (on a clone);
+        None when that marker ends the game (a chain stops where the game stops)."""
 
     def settle(self, pose: Pose) -> Pose:
         """The pose exactly as the action's text form gives it back (what a user pastes)."""
@@ -563,6 +564,7 @@ class StatePlacer:
 
     def __init__(self, state: Any, expedition: str, player: int):
         self.state, self.expedition, self.player = state, expedition, player
+        self.supply = state.markers_left()  # no chain is longer: the last marker ends the game
         self.context = lg.marker_context(state.board(), player, expedition)
         x, y, r = self.context.target
         self.step = Step((x, y), r, state.sizes, self.context.obstacles[:3].T, slack=lg.EPS)
@@ -577,6 +579,8 @@ class StatePlacer:
                 or not 0 <= player < state.num_players:
             raise ValueError(f"player must be 0 to {state.num_players - 1}, not {player!r}")
         state.table.expedition_camp(expedition)  # KeyError naming an unknown expedition
+        if state.is_over():
+            raise ValueError(f"the game is over ({state.ended}): no marker can be laid")
         return cls(state.turn_of(player), expedition, player)
 
     def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
@@ -596,10 +600,13 @@ class StatePlacer:
         return Pose(round(pose.x, ROUND), round(pose.y, ROUND), round(pose.heading % 360.0, ROUND)
                     % 360.0)
 
-    def after(self, pose: Pose) -> StatePlacer:
-        """The placer of the next marker once `pose` is laid, on a clone."""
+    def after(self, pose: Pose) -> StatePlacer | None:
+        """The placer of the next marker once `pose` is laid, on a clone; None when that marker
+        ended the game (the supply's last marker, a colour's fourth tower: rule 5.0)."""
         s = self.state.clone()
         s.apply(self.action(pose), self.player)
+        if s.is_over():
+            return None
         return StatePlacer(s.turn_of(self.player), self.expedition, self.player)
 
     def action_text(self, pose: Pose) -> str:
@@ -618,7 +625,8 @@ CELL = 6.0  # mm: two chain ends closer than this (same grid cell) count as one
 
 def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = None,
             toward: tuple[float, float] | None = None) -> list[tuple[Pose, Placer]]:
-    """Up to `width` exactly checked next markers from `placer`'s end, with their placers.
+    """Up to `width` exactly checked next markers from `placer`'s end, with their placers (none
+    that ends the game: nothing can follow it).
 
     `rank(ex, ey)` scores the new ends (lower first, inf = useless); half the children are the
     best ranked, half drawn at random among the rest; one per grid cell of the new end. With
@@ -648,8 +656,9 @@ def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = No
     children: list[tuple[Pose, Placer]] = []
     for i in order[: 2 * width]:
         pose = placer.settle(Pose(float(x[i]), float(y[i]), float(h[i])))
-        if placer.check(pose).ok:
-            children.append((pose, placer.after(pose)))
+        child = placer.after(pose) if placer.check(pose).ok else None
+        if child is not None:
+            children.append((pose, child))
             if len(children) >= width:
                 break
     return children
@@ -795,20 +804,27 @@ def reach_from(root: Placer, target: Target, max_markers: int, rng: np.random.Ge
     if max_markers == 1:
         return _unreached(root, target, first.status, first.reason, 1)
     notes = [f"1 marker: {first.reason}"]
+    supply = getattr(root, "supply", max_markers)
+    if supply < max_markers:  # the game ends with the supply's last marker (rule 5.0)
+        notes.append(f"{_span(supply + 1, max_markers)}: the supply holds only {supply} "
+                     f"marker{'s' * (supply != 1)}, and the game ends with the last")
+        if supply == 1:
+            return _unreached(root, target, first.status, "; ".join(notes), max_markers)
+    cap = min(max_markers, supply)
     gap = float(shapely.distance(target.polygon, shapely.Point(root.step.end)))
     sizes = root.step.sizes
-    excluded = max([k for k in range(2, max_markers + 1)
+    excluded = max([k for k in range(2, cap + 1)
                     if gap > chain_reach(sizes, root.step.end_radius, k) + EPS], default=1)
     if excluded > 1:
         notes.append(f"{_span(2, excluded)}: {target.id} is {gap:.1f} mm away, beyond the "
                      f"{chain_reach(sizes, root.step.end_radius, excluded):.1f} mm that "
                      f"{excluded} chained markers reach")
-    if excluded == max_markers:
+    if excluded == cap:
         status = "unreachable" if first.status == "unreachable" else "undecided"
         return _unreached(root, target, status, "; ".join(notes), max_markers)
-    found = chain_search(root, target, max_markers, rng, keep=keep, skip=excluded)
+    found = chain_search(root, target, cap, rng, keep=keep, skip=excluded)
     if found is None:
-        notes.append(f"{_span(excluded + 1, max_markers)}: no chain found by the search "
+        notes.append(f"{_span(excluded + 1, cap)}: no chain found by the search "
                      "(a search result, not a proof)")
         return _unreached(root, target, "undecided", "; ".join(notes), max_markers)
     markers, chain, last, poses = found

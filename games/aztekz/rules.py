@@ -243,8 +243,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
           "under itself and moving with it).", "AztekzState._take_problems"),
     _rule("take/same-kind", "A slave", "If it wants to carry more than one piece, they must be of "
           "the same type.", "AztekzState._take_problems"),
-    _rule("take/not-dropped", "Assumption", "Souls a slave dropped this turn stay on their card "
-          "until the turn ends (so that a move cannot loop forever).", "AztekzState._take_problems"),
+    _rule("take/not-dropped", "Assumption", "Souls of a kind a slave dropped on a card this turn "
+          "stay on that card until the turn ends (so that a move cannot loop forever); other "
+          "souls there may be taken (dropping is useful for taking another type of soul).",
+          "AztekzState._take_problems"),
     _rule("drop/whole-pile", "A slave", "The slave simply leaves the entire pile of souls on the "
           "pyramid card and moves on.", "AztekzState._drop_problems"),
     _rule("scare/all-souls", "A slave", "Scaring souls away: remove all souls on this pyramid card, "
@@ -447,7 +449,7 @@ class AztekzState(State):
         self.steps = 0
         self.thefts = 0
         self.scare: Cell | None = None
-        self.dropped: list[Cell] = []
+        self.dropped: list[tuple[Cell, str]] = []  # (card, soul kind) dropped this turn
         self.stall = 0         # turns in a row without a placed card
         # Facts about the labyrinth alone (frontier, components), dropped whenever a card is
         # placed; clones may share it because it is replaced, never cleared, on a change.
@@ -669,8 +671,9 @@ class AztekzState(State):
         if carried and carried[0] != action.soul:
             found.append(_v("take/same-kind", f"the slave carries {carried[0]}, not {action.soul}",
                             carried=carried[0]))
-        if here in self.dropped:
-            found.append(_v("take/not-dropped", f"souls were dropped on {key(here)} this turn"))
+        if (here, action.soul) in self.dropped:
+            found.append(_v("take/not-dropped", f"{action.soul} souls were dropped on {key(here)} "
+                            "this turn", cell=key(here), soul=action.soul))
         return found
 
     def _drop_problems(self, action: Drop, player: int) -> list[Violation]:
@@ -891,7 +894,8 @@ class AztekzState(State):
         soul, n = self.carry[player][self.hero]
         self.carry[player][self.hero] = None
         self.loose.setdefault(here, []).extend([soul] * n)
-        self.dropped.append(here)
+        if (here, soul) not in self.dropped:
+            self.dropped.append((here, soul))
         return [Event("dropped", player, {"soul": soul, "count": n, "cell": key(here)})]
 
     def _do_scare(self, action: Scare, player: int) -> list[Event]:
@@ -1004,7 +1008,7 @@ class AztekzState(State):
             "steps": self.steps,
             "thefts": self.thefts,
             "scare": None if self.scare is None else key(self.scare),
-            "dropped": [key(c) for c in self.dropped],
+            "dropped": [[key(c), soul] for c, soul in self.dropped],
             "stall": self.stall,
         }
 
@@ -1023,7 +1027,7 @@ class AztekzState(State):
                      "hero", "steps", "thefts", "stall"):
             setattr(state, name, d[name])
         state.scare = None if d["scare"] is None else cell_of(d["scare"])
-        state.dropped = [cell_of(c) for c in d["dropped"]]
+        state.dropped = [(cell_of(c), soul) for c, soul in d["dropped"]]
         return state
 
     def clone(self) -> AztekzState:

@@ -938,7 +938,8 @@ class CibolaState(State):
         data["deck"] = self.deck.to_json()
         data["boxed_totems"] = list(self.boxed_totems)
         data["sealed"] = self.sealed.to_json() if self.sealed else None
-        default = self.components is default_components()
+        # By value: a deep-copied or unpickled state holds equal components, not the same object.
+        default = self.components == default_components()
         data["components"] = None if default else self.components.data
         return data
 

@@ -7,14 +7,20 @@ its board drawing, placement tools and analyses through ``game.web()`` returning
 nothing fetched from elsewhere. See docs/web.md.
 """
 
+from typing import TYPE_CHECKING
+
 from geomsim.web.hooks import Board, GameWeb, WebError, web_hooks
 from geomsim.web.session import Session, Start
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 __all__ = ["Board", "GameWeb", "Session", "Start", "WebError", "make_app", "web_hooks"]
 
 
-def make_app(start: Start):  # noqa: ANN201 - Starlette is imported only when an app is made
-    """The ASGI app serving games that begin as `start` (see `geomsim.web.app.make_app`)."""
+def make_app(start: Start) -> "Starlette":
+    """The ASGI app serving games that begin as `start` (see `geomsim.web.app.make_app`;
+    Starlette is imported only when an app is made)."""
     from geomsim.web.app import make_app as make
 
     return make(start)

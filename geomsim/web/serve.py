@@ -11,7 +11,8 @@ import click
 
 import geomsim
 from geomsim.cli import UserError, game_option, read_json
-from geomsim.web.session import Start
+from geomsim.rules import IllegalAction
+from geomsim.web.session import Session, Start
 
 DEFAULT_PORT = 8765
 
@@ -29,7 +30,12 @@ def start_from(scenario: Path | None, setup_file: Path | None, game_name: str | 
         except ScenarioError as e:
             raise UserError(str(e)) from None
         steps = tuple((s.player, s.action) for s in sc.steps if s.action is not None)
-        return Start(sc.game, sc.players, sc.seed, sc.setup, steps, title=scenario.name)
+        start = Start(sc.game, sc.players, sc.seed, sc.setup, steps, title=scenario.name)
+        try:
+            Session(start)  # plays the steps, as every tab will
+        except IllegalAction as e:
+            raise UserError(f"{scenario}: a step is illegal, so the game cannot start: {e}") from None
+        return start
     if setup_file is not None:
         setup = read_json(setup_file)
         if players is None:

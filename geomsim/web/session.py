@@ -102,6 +102,7 @@ class Session:
 
     @property
     def game(self) -> Game:
+        """The game played."""
         return self.start.game
 
     def expect_version(self, version: Any) -> None:

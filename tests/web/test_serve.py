@@ -29,6 +29,11 @@ def test_start_from_a_seed_a_setup_file_or_a_scenario(tmp_path):
     assert len(played.steps) == 22 and played.setup["first_player"] == 1
     with pytest.raises(UserError, match="not both"):
         start_from(SCENARIO, None, "anasazi", None, 0)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(SCENARIO.read_text().replace("from: tables/", f"from: {SCENARIO.parent}/tables/")
+                      .replace('"0: camp 0.0,-360.0"', '"0: camp 0.0,0.0"'))
+    with pytest.raises(UserError, match="a step is illegal, so the game cannot start: anasazi/4.1/valley"):
+        start_from(broken, None, None, None, 0)
     path.write_text('[1, 2]')
     with pytest.raises(UserError, match="no game accepts this setup"):
         start_from(None, path, None, None, 0)

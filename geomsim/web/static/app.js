@@ -148,7 +148,7 @@ function renderBoard(board) {
     const input = el("input", { type: "radio", name: "tool", value: name, id: `tool-${name}` });
     input.checked = name === S.tool;
     input.addEventListener("change", () => { S.tool = name; S.ghost = null; renderParams(); drawGhost(); clearOverlays(); });
-    tools.append(el("label", {}, ""), input, el("label", { for: `tool-${name}` }, label));
+    tools.append(input, el("label", { for: `tool-${name}` }, label));
   }
   renderParams();
   renderAnalysisBar(board);

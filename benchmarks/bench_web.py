@@ -119,7 +119,8 @@ def main() -> None:
     found.update(in_process(start, poses))
     print(f"{'what':40s} {'n':>5s} {'median ms':>10s} {'p90 ms':>8s}")
     for name, label in (("page", "page: pointer move to verdict shown"),
-                        ("server", "server: preview handler"), ("TestClient request", "TestClient request (in process)"),
+                        ("server", "server: preview handler"),
+                        ("TestClient request", "TestClient request (in process)"),
                         ("state.check alone", "state.check alone")):
         values = found[name]
         print(f"{label:40s} {len(values):5d} {statistics.median(values):10.2f} "

@@ -17,6 +17,7 @@ from games.anasazi import legality as lg
 from games.anasazi import reach as rc
 from games.anasazi.actions import BuildCamp, PlaceMarker
 from games.anasazi.components import COLOURS, Table
+from games.anasazi.rules import describe_decision
 from games.anasazi.draw import (
     ADOBE, ADOBE_EDGE, CAMP_TILE, CLIFF, EARTH, EXPLORER, HIDDEN_TOWER, MARKER, PIECE_COLOURS, SAND,
 )
@@ -158,7 +159,7 @@ class AnasaziWeb(GameWeb):
                  f"markers left {s.markers_left()}; treasure values "
                  + ", ".join(f"{c} {values[c]}" for c in COLOURS)]
         if s.pending:
-            lines.append("decision open: " + ", ".join(_decision(d) for d in s.pending))
+            lines.append("decision open: " + ", ".join(describe_decision(d) for d in s.pending))
         for p in range(s.num_players):
             held = ", ".join(f"{n} {c}" for c, n in s.hands[p].items() if n) or "no treasure"
             lines.append(f"player {p}: {held}; {s.camps_left(p)} base camp(s) left; "
@@ -254,7 +255,8 @@ class AnasaziWeb(GameWeb):
 
     def offers(self, state: State) -> list[str]:
         s: Any = state
-        return [f"player {s.current} may choose {_decision(d)} (or pass)" for d in s.pending[:1]]
+        return [f"player {s.current} may choose the {describe_decision(d)} (or pass)"
+                for d in s.pending[:1]]
 
     def describe(self, event: Event) -> str:
         d, p = event.data, event.player
@@ -276,12 +278,6 @@ class AnasaziWeb(GameWeb):
             "game-over": lambda: f"game over ({d['reason']}): scores {d['scores']}",
         }.get(event.kind)
         return words() if words else super().describe(event)
-
-
-def _decision(decision: str) -> str:
-    if decision == "take":
-        return "a treasure to take from another player"
-    return "a tower to look at" + (f" on mesa {decision.split(':', 1)[1]}" if ":" in decision else "")
 
 
 def _violation_shapes(state: Any, action: Action, v: Any) -> list[dict[str, Any]]:

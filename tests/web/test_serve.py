@@ -64,7 +64,7 @@ def test_looks_and_takes_are_chosen_in_the_page(client):
     while view["cursor"] > 12:
         view = post(client, sid, "back", view)["view"]
     r = post(client, sid, "apply", view, player=0, action="camp 205.4,-256.4")
-    assert r["offers"] == ["player 0 may choose a tower to look at (or pass)"]
+    assert r["offers"] == ["player 0 may choose the tower to look at (or pass)"]
     looks = r["view"]["actions"]["0"]
     assert looks["finite"] and "look P42s" in looks["items"] and "pass" in looks["items"]
     r = post(client, sid, "apply", r["view"], player=0, action="look P42s")

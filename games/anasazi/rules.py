@@ -271,6 +271,13 @@ class AnasaziGame(Game):
 
         return dict(reach.OUTPUTS)
 
+    def web(self) -> Any:
+        """The hooks of `geomsim serve` (games.anasazi.web: the table at mm scale, the ghost
+        marker and base camp, the shapes of a verdict, the reach overlay)."""
+        from games.anasazi.web import WEB
+
+        return WEB
+
 
 class AnasaziState(State):
     """A moment of a game of Anasazi, setup phase included."""
@@ -543,7 +550,7 @@ class AnasaziState(State):
                     isinstance(action, TakeTreasure) == (self.pending[0] == "take")
                     and isinstance(action, (TakeTreasure, LookTower))):
                 return []
-            return [Violation(TURN, f"first decide the {_describe(self.pending[0])} "
+            return [Violation(TURN, f"first decide the {describe_decision(self.pending[0])} "
                               f"(or pass) before any other action, not {action}",
                               {"pending": list(self.pending)})]
         if isinstance(action, (BuildCamp, PlaceMarker, ExtendMarker)):
@@ -1150,7 +1157,8 @@ def _look_scope(decision: str) -> str | None:
     return decision.split(":", 1)[1] if ":" in decision else None
 
 
-def _describe(decision: str) -> str:
+def describe_decision(decision: str) -> str:
+    """An open decision ("take", "look", "look:M3") in words."""
     if decision == "take":
         return "treasure to take for covering your base camp"
     scope = _look_scope(decision)

@@ -20,7 +20,7 @@ from matplotlib.ft2font import FT2Font, LoadFlags
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
 
-from geomsim.plotting import PLAYER_COLOURS, draw_discs, draw_polygons, new_axes, scale_bar
+from geomsim.plotting import draw_discs, draw_polygons, new_axes, scale_bar
 from games.anasazi.components import COLOURS, TRACK_SPACES, Setup, Sizes, TableView
 
 # Piece colours as printed: treasures and tower stickers.
@@ -32,6 +32,18 @@ CLIFF = "#5a2e14"
 ADOBE, ADOBE_EDGE = "#f3e2bd", "#4a2a14"
 CAMP_TILE = "#7d8a6a"
 MARKER, EXPLORER = "#e6cf98", "#4b2c17"
+# The players' base camps: violet, cyan, pink, black, far from every colour a piece or a reach
+# map means (the engine's red and blue players would read as red and blue towers here).
+CAMP_COLOURS = ("#aa00ff", "#00bcd4", "#ff4081", "#000000")
+END_RING = "#c6ff00"  # an expedition's end, ringed in reach maps
+# Ids are written above every piece (markers too), light on a dark halo: readable on mesa,
+# sand and marker alike.
+LABEL, LABEL_HALO, LABELS_Z = "#fff3dc", "#2b1608", 5.6
+
+
+def camp_colour(player: int) -> str:
+    """The colour of `player`'s base camps."""
+    return CAMP_COLOURS[player % len(CAMP_COLOURS)]
 CAMP_DOT = 0.35  # share of a base camp's radius drawn white in its centre
 
 MARGIN = 30.0  # mm between the play area and the score tile
@@ -144,7 +156,7 @@ def _draw_base_camps(ax: Axes, view: TableView, sizes: Sizes) -> None:
     if view.base_camps:
         x, y = [c[1] for c in view.base_camps], [c[2] for c in view.base_camps]
         draw_discs(ax, x, y, sizes.base_camp_radius,
-                   facecolor=[PLAYER_COLOURS[c[0] % len(PLAYER_COLOURS)] for c in view.base_camps],
+                   facecolor=[camp_colour(c[0]) for c in view.base_camps],
                    edgecolor="black", linewidth=1.0, zorder=4)
         draw_discs(ax, x, y, sizes.base_camp_radius * CAMP_DOT, facecolor="white",
                    edgecolor="black", linewidth=0.5, zorder=4.1)
@@ -158,7 +170,7 @@ def _draw_expeditions(ax: Axes, view: TableView, sizes: Sizes) -> None:
     from games.anasazi.legality import explorer_centre, marker_polygon  # the rules' geometry
 
     draw_polygons(ax, [marker_polygon(p, sizes) for p in poses], facecolor=MARKER,
-                  edgecolor="#6b4a1f", linewidth=0.8, alpha=0.92, zorder=5)
+                  edgecolor="#6b4a1f", linewidth=0.8, alpha=0.92, zorder=5, gid="markers")
     ax.add_collection(LineCollection(_ladders(poses, sizes), colors="#8a6a35", linewidths=0.5,
                                      zorder=5.05))
     centres = np.array([explorer_centre(p, sizes) for p in poses])
@@ -239,7 +251,8 @@ def _draw_ids(ax: Axes, setup: Setup) -> None:
         xs.append(p.x)
         ys.append(p.y)
         texts.append(m.id)
-    draw_text_paths(ax, xs, ys, texts, size=8.0, color="#fff3dc", bold=True, zorder=2.5)
+    draw_text_paths(ax, xs, ys, texts, size=8.0, color=LABEL, bold=True, zorder=LABELS_Z,
+                    halo=LABEL_HALO, gid="labels")
     xs, ys, texts = [], [], []
     for p in table.pueblos:
         outline = p.polygon
@@ -247,11 +260,12 @@ def _draw_ids(ax: Axes, setup: Setup) -> None:
         xs.append((x0 + x1) / 2)
         ys.append(y1 + 5.0)
         texts.append(p.id)
-    draw_text_paths(ax, xs, ys, texts, size=6.5, color="#1f1007", zorder=2.5)
+    draw_text_paths(ax, xs, ys, texts, size=6.5, color=LABEL, zorder=LABELS_Z, halo=LABEL_HALO,
+                    gid="labels")
     draw_text_paths(ax, [e.polygon.centroid.x for e in table.expedition_camps],
                     [e.polygon.centroid.y - 11 for e in table.expedition_camps],
-                    [e.id for e in table.expedition_camps], size=6.5, color="white", bold=True,
-                    zorder=2.5)
+                    [e.id for e in table.expedition_camps], size=6.5, color=LABEL, bold=True,
+                    zorder=LABELS_Z, halo=LABEL_HALO, gid="labels")
 
 
 def _label_point(mesa: shapely.Polygon, pueblos: Sequence) -> tuple[float, float]:
@@ -269,10 +283,8 @@ def _label_point(mesa: shapely.Polygon, pueblos: Sequence) -> tuple[float, float
 KEY_ROW = 15.0  # mm between the rows of the key
 
 
-def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
-    """The key (legend) with its top left corner at (x, y), under the score tile: each row shows
-    the pieces as they are drawn on the table, then their name. Drawn in table units as a few
-    collections, which renders far faster than a matplotlib legend of Text artists."""
+def key_rows(setup: Setup) -> list[tuple[str, list[tuple[str, float, str, str]]]]:
+    """The rows of the key: each a name and the shapes that show it (kind, size, face, edge)."""
     sizes = setup.table.sizes
     rows: list[tuple[str, list[tuple[str, float, str, str]]]] = [
         ("mesa (cliff rim)", [("box", 7, EARTH[0], CLIFF)]),
@@ -285,9 +297,17 @@ def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
     rows += [("expedition base camp, start", [("box", 7, CAMP_TILE, "black"),
                                               ("disc", sizes.start_mark_radius, "white", "black")]),
              ("expedition marker, explorer", [("marker", 0, MARKER, "#6b4a1f")])]
-    rows += [(f"player {p + 1} base camp",
-              [("camp", sizes.base_camp_radius * 0.8, PLAYER_COLOURS[p % len(PLAYER_COLOURS)],
-                "black")]) for p in range(setup.players)]
+    rows += [(f"player {p} base camp", [("camp", sizes.base_camp_radius * 0.8, camp_colour(p),
+                                         "black")]) for p in range(setup.players)]
+    return rows
+
+
+def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
+    """The key (legend) with its top left corner at (x, y), under the score tile: each row shows
+    the pieces as they are drawn on the table, then their name. Drawn in table units as a few
+    collections, which renders far faster than a matplotlib legend of Text artists."""
+    sizes = setup.table.sizes
+    rows = key_rows(setup)
     width, height = _tile_width(), KEY_ROW * len(rows) + 8
     polys, faces, edges = [shapely.box(x, y - height, x + width, y)], ["white"], ["#999999"]
     discs: list[tuple[float, float, float, str, str]] = []
@@ -369,14 +389,21 @@ def _glyphs(text: str, bold: bool, align: str = "center") -> tuple[np.ndarray, n
 
 def draw_text_paths(ax: Axes, x: Sequence[float], y: Sequence[float], texts: Sequence[str],
                     size: float, color: str, bold: bool = False, zorder: float = 3,
-                    align: str = "center") -> None:
+                    align: str = "center", halo: str | None = None, gid: str | None = None) -> None:
     """Write short labels `size` mm tall, centred at (x, y), as one collection of glyph outlines:
-    they scale with the table and cost far less to render than one Text artist each."""
+    they scale with the table and cost far less to render than one Text artist each. With
+    `halo`, the glyphs are first stroked in that colour (gid ``GID-halo``), so that they read on
+    any ground."""
     paths = []
     for xi, yi, t in zip(x, y, texts):
         verts, codes = _glyphs(t, bold, align)
         paths.append(MplPath(verts * size + (xi, yi), codes))
-    if paths:
-        ax.add_collection(PathCollection(paths, facecolor=color, edgecolor="none",
-                                         linewidth=0, zorder=zorder))
+    if not paths:
+        return
+    if halo is not None:
+        ax.add_collection(PathCollection(paths, facecolor=halo, edgecolor=halo, linewidth=2.0,
+                                         joinstyle="round", zorder=zorder - 0.01,
+                                         gid=gid and f"{gid}-halo"))
+    ax.add_collection(PathCollection(paths, facecolor=color, edgecolor="none", linewidth=0,
+                                     zorder=zorder, gid=gid))
 

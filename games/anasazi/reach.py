@@ -1149,15 +1149,15 @@ FAR_COLOUR = "#d73027"
 
 def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
     """Draw `rmap` over the table of `state` (TABLE's `draw_table` plus overlays)."""
-    from games.anasazi.draw import draw_table
+    from games.anasazi.draw import END_RING, draw_table
     from geomsim.plotting import draw_discs, draw_polygons, legend
 
     table, sizes = state.table, state.sizes
     if ax is None:
         from geomsim.plotting import new_axes
 
-        ax = new_axes(11.0, 8.0, title=f"Anasazi reach map: player {rmap.player + 1} (index "
-                                       f"{rmap.player}), up to {rmap.max_markers} markers")
+        ax = new_axes(11.0, 8.0, title=f"Anasazi reach map: player {rmap.player}, up to "
+                                       f"{rmap.max_markers} markers")
     draw_table(state.setup, state.view(), ax=ax)
     colours = {k: REACH_COLOURS.get(k, FAR_COLOUR) for k in range(1, rmap.max_markers + 1)}
     by_count: dict[int | None, list[Any]] = {}
@@ -1175,14 +1175,14 @@ def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
     if rmap.ends:
         xs, ys = zip(*rmap.ends.values())
         draw_discs(ax, xs, ys, sizes.explorer_radius * 2.2, facecolor="none",
-                   edgecolor="#6a1b9a", linewidth=1.6, zorder=6)
+                   edgecolor=END_RING, linewidth=1.6, zorder=6)
     entries = [(f"reached with {k} marker{'s' * (k > 1)}", {"facecolor": c, "edgecolor": "black"})
                for k, c in colours.items()]
     entries += [("not reached (proved or not found)", {"facecolor": "#f3e2bd",
                                                        "edgecolor": "black"}),
                 ("one-marker witness", {"facecolor": "none", "edgecolor": colours[1],
                                         "linestyle": "--"}),
-                ("expedition end", {"facecolor": "none", "edgecolor": "#6a1b9a"})]
+                ("expedition end", {"facecolor": "none", "edgecolor": END_RING})]
     legend(ax, entries, loc="lower right", fontsize=7)
     return ax
 

@@ -20,8 +20,8 @@ from games.anasazi.components import COLOURS, Table
 from games.anasazi.rules import describe_decision
 from games.anasazi.draw import (
     ADOBE, ADOBE_EDGE, CAMP_TILE, CLIFF, EARTH, EXPLORER, HIDDEN_TOWER, MARKER, PIECE_COLOURS, SAND,
+    camp_colour,
 )
-from geomsim.plotting import PLAYER_COLOURS
 from geomsim.rules import Action, Event, State, Verdict
 from geomsim.web import svg
 from geomsim.web.hooks import Board, GameWeb, WebError
@@ -91,7 +91,7 @@ def _pieces_svg(state: Any, known: dict[str, str], reveal: bool) -> str:
             out.append(svg.text(c.x, c.y - 2.2, "?", class_="label tower", fill="white"))
     for i, camp in enumerate(state.camps):
         out.append(svg.circle(camp.x, camp.y, sizes.base_camp_radius, class_="camp",
-                              fill=PLAYER_COLOURS[camp.owner % len(PLAYER_COLOURS)],
+                              fill=camp_colour(camp.owner),
                               stroke="black", stroke_width=0.8, data_camp=i, data_owner=camp.owner))
         out.append(svg.circle(camp.x, camp.y, sizes.base_camp_radius * 0.35, fill="white",
                               stroke="black", stroke_width=0.4, pointer_events="none"))

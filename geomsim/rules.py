@@ -582,6 +582,14 @@ class State(ABC):
         other.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return other
 
+    def __copy__(self) -> State:
+        """A shallow copy (the attributes shared), as `copy.copy` makes of a plain object: not by
+        way of `__reduce__`, which writes the whole state as JSON (games' `clone` starts from
+        `copy.copy`, and search bots clone at every iteration)."""
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        return other
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its JSON text, read back by `Game.state_from_json`: the exact round trip,
         and what a game shares between states (tables, components) is found again, not copied."""

@@ -209,3 +209,16 @@ def test_history_texts_handed_in_are_used_as_written():
     assert state.history_json().startswith('[{"marker": "from the text as read"}, {"action"')
     with pytest.raises(ValueError, match="2 texts for 1 history entries"):
         state.set_history([entry], ["a", "b"])
+
+
+def test_a_shallow_copy_shares_the_attributes_without_writing_json(monkeypatch):
+    """`copy.copy` of a state is the plain shallow copy (games' `clone` start from it), not a
+    JSON round trip through `__reduce__` (pickling's path, far costlier)."""
+    import copy
+
+    state = GRID.new_state(2, seed=0)
+    state.apply(Mark(4))
+    monkeypatch.setattr(type(state), "to_json", lambda self: pytest.fail("wrote JSON"))
+    other = copy.copy(state)
+    assert type(other) is type(state) and other is not state
+    assert other.__dict__ == state.__dict__ and other.board is state.board

@@ -43,7 +43,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.rounds, args.games = 1, 1
     rows = []
     for name in ("cibola", "aztekz", "anasazi"):
         game = geomsim.load_game(name)

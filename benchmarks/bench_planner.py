@@ -40,16 +40,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--seed", type=int, default=500)
+    parser.add_argument("--max-steps", type=int, default=100_000, help="decisions per game at most")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.max_steps = 1, 40
     game = load_game("anasazi")
     timed = Timed(game)
     for seed in range(args.seed, args.seed + args.games):
         bots = ["greedy"] * 4
         bots[seed % 4] = timed
-        play_game(game, 4, bots, seed)
+        play_game(game, 4, bots, seed, max_steps=args.max_steps)
     print(f"| decisions | n | median wall s | p90 wall s | max wall s | median CPU s | max CPU s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, found in (("main (marker or camp)", timed.main), ("follow-up (look, take)", timed.follow)):
+        if not found:
+            continue
         a = np.array(found)
         print(f"| {name} | {len(a)} | {np.median(a[:, 0]):.3f} | {np.percentile(a[:, 0], 90):.3f} | "
               f"{a[:, 0].max():.3f} | {np.median(a[:, 1]):.3f} | {a[:, 1].max():.3f} |")

@@ -111,7 +111,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=200)
     parser.add_argument("--screenshot", type=Path)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.moves = 2
     start = start_from(SCENARIO, None, None, None, 0)
     poses = sweep(load_scenario(SCENARIO).state_at(STEP), args.moves)
     with live_server(make_app(start)) as url:

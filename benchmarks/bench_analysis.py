@@ -186,7 +186,11 @@ def main() -> None:
                         help="instead of real games, compare Dask on one-game tasks that sleep "
                              "SECONDS (the tests' slowed toy game; run from the project folder "
                              "with PYTHONPATH=.): scheduling round trips without CPU contention")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.seconds, args.repeat, args.no_dask = "cibola", 0.2, 1, True
     if args.latency is not None:
         bench_latency(args.latency, args.seconds, args.repeat,
                       [int(k) for k in args.per_thread.split(",")])

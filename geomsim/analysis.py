@@ -44,7 +44,7 @@ from geomsim.bots import make_bot, play_compiled, play_game
 from geomsim.cli import OutputPath, UserError, read_json
 from geomsim.files import WriteError, write_error, write_text
 from geomsim.registry import load_game
-from geomsim.rules import Game
+from geomsim.rules import Game, win_shares
 
 ROWS = "games.jsonl"
 BATCH = "batch.json"
@@ -629,8 +629,7 @@ def describe(values: Sequence[float]) -> dict[str, float]:
 
 
 def _share(row: dict[str, Any], seat: int) -> float:
-    winners = row["winners"]
-    return 1 / len(winners) if seat in winners else 0.0
+    return win_shares(row["players"], row["winners"])[seat]
 
 
 def _rate(wins: float, n: int) -> dict[str, Any]:
@@ -638,7 +637,16 @@ def _rate(wins: float, n: int) -> dict[str, Any]:
     return {"games": n, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [low, high]}
 
 
-def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+class Summary(dict):
+    """The summary of a batch (`summarize`): a dict, shown in notebooks as its Markdown tables."""
+
+    def _repr_html_(self) -> str:
+        from geomsim.notebook import markdown_html
+
+        return markdown_html(summary_markdown(self))
+
+
+def summarize(rows: Iterable[dict[str, Any]]) -> Summary:
     """Win rates by seat and by bot (Wilson 95%), scores, length and figures of the rows.
 
     A win shared by k players counts 1/k for each. Unfinished games count as played, not won.
@@ -646,7 +654,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """
     rows = sorted(rows, key=lambda r: r["seed"])
     if not rows:
-        return {"games": 0}
+        return Summary(games=0)
     players = rows[0]["players"]
     seats = []
     for s in range(players):
@@ -661,7 +669,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
             entry["scores"].append(r["scores"][s])
     by_bot = [{"bot": name, **_rate(sum(e["wins"]), len(e["wins"])), "score": describe(e["scores"])}
               for name, e in sorted(bots.items())]
-    return {
+    return Summary({
         "game": rows[0]["game"], "players": players, "games": len(rows),
         "finished": sum(bool(r["finished"]) for r in rows),
         "shared_wins": sum(len(r["winners"]) > 1 for r in rows),
@@ -670,7 +678,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "by_seat": seats, "by_bot": by_bot,
         "length": describe([r["length"] for r in rows]),
         "figures": _figures(rows),
-    }
+    })
 
 
 def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:

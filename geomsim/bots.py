@@ -26,7 +26,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from geomsim.rules import Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State
+from geomsim.rules import (
+    Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, win_shares,
+)
 
 # -- the protocol ----------------------------------------------------------------------------------
 
@@ -80,7 +82,7 @@ class RandomBot:
         else:
             found = space.sample(rng, 1)
         if not found:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return found[0]
 
 
@@ -100,7 +102,7 @@ class GreedyBot:
         """The candidate action of best one-step value for `player`."""
         candidates = _candidates(state.legal_actions(player), rng, self.samples)
         if not candidates:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         if len(candidates) == 1:
             return candidates[0]
         seen = state.determinize(player, rng)
@@ -151,8 +153,7 @@ def rewards(values: Sequence[float], winners: Sequence[Player]) -> list[float]:
     """
     n = len(values)
     out = []
-    for p, v in enumerate(values):
-        share = 1 / len(winners) if p in winners else 0.0
+    for p, (v, share) in enumerate(zip(values, win_shares(n, winners))):
         beaten = sum((w < v) + 0.5 * (w == v) for q, w in enumerate(values) if q != p)
         out.append(0.5 * share + 0.5 * (beaten / (n - 1) if n > 1 else 1.0))
     return out
@@ -269,7 +270,7 @@ class ISMCTSBot:
                 edges[new] = _Edge(available=1)
             return new
         if not legal:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return max(legal, key=lambda a: edges[a].ucb(self.exploration))
 
     def _rollout(self, state: State, rng: np.random.Generator) -> list[float]:

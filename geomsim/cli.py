@@ -28,6 +28,7 @@ LAZY_COMMANDS = {
     "replay": "geomsim.scenario.commands:replay_command",
     "analyze": "geomsim.analysis:analyze_command",
     "report": "geomsim.report:report_command",
+    "serve": "geomsim.web.serve:serve_command",
 }
 
 

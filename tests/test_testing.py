@@ -235,6 +235,10 @@ def test_playouts_catch_a_choice_among_other_options():
     expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((0, 2), 8)))
 
 
+def test_playouts_catch_a_finite_choice_logged_as_continuous():
+    expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((0, 2), 0)))
+
+
 def test_playouts_catch_the_wrong_player():
     expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((0, 0), 1 - log[0, 0])))
 

@@ -15,6 +15,7 @@ import copy
 import functools
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,8 +32,8 @@ from games.anasazi.components import (
 from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
 from geomsim.rules import (
-    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Rule, State,
-    Violation,
+    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Playouts, Rule,
+    State, Violation,
 )
 
 STATE = "games.anasazi.rules:AnasaziState"
@@ -200,6 +201,7 @@ class AnasaziGame(Game):
     rules = RULES
     action_types = ACTION_TYPES
     hidden_information = True
+    playout_requires = ("numba",)
 
     def new_state(self, players: int, seed: int | None = None, setup: Any = None,
                   check_setup: bool = True) -> AnasaziState:
@@ -219,6 +221,14 @@ class AnasaziGame(Game):
             raise ValueError(f"the setup is for {setup.players} players, not {players}")
         return AnasaziState(self, setup)
 
+    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
+        """Random games to the end in a compiled kernel (games.anasazi.playout, imported here
+        so that numba loads only when asked for)."""
+        self.require_playouts()
+        from games.anasazi.playout import random_playouts
+
+        return random_playouts(states, seed)  # type: ignore[arg-type]
+
     def make_setup(self, players: int, seed: int) -> dict[str, Any]:
         """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""
         from games.anasazi import layout
@@ -229,6 +239,14 @@ class AnasaziGame(Game):
     def parse_action(self, text: str) -> Action:
         """The action written as `text` (see games.anasazi.actions)."""
         return parse_action(text)
+
+    # -- the discretisation, ids and observation tensor (games/anasazi/encoding.py) -----------
+    def encoding(self, players: int) -> Any:
+        """Action ids of the discretisation and observation tensor (docs/ecosystem.md)."""
+        from games.anasazi.encoding import default_encoding
+
+        self.check_players(players)
+        return default_encoding(players)
 
     def state_from_json(self, text: str) -> AnasaziState:
         """The state that `AnasaziState.to_json` wrote."""
@@ -252,6 +270,13 @@ class AnasaziGame(Game):
         from games.anasazi import reach
 
         return dict(reach.OUTPUTS)
+
+    def web(self) -> Any:
+        """The hooks of `geomsim serve` (games.anasazi.web: the table at mm scale, the ghost
+        marker and base camp, the shapes of a verdict, the reach overlay)."""
+        from games.anasazi.web import WEB
+
+        return WEB
 
 
 class AnasaziState(State):
@@ -317,6 +342,7 @@ class AnasaziState(State):
                 or other.actions_left <= 0):
             other.phase, other.current, other.actions_left = "play", player, 2
             other.pending, other.fresh = [], []
+            other.mark_origin()  # changed other than by apply: undo cannot go back past here
         return other
 
     def seat_order(self) -> list[int]:
@@ -402,7 +428,29 @@ class AnasaziState(State):
             found += self.sample_markers(player, rng, k - len(found))
         if len(found) < k and camps_ok:  # no marker found: offer more camps instead
             found += [a for a in self.sample_camps(rng, k - len(found)) if a not in found]
-        return found[:k]
+        found = found[:k]
+        # The samplers judged these with the rules' own formulas on this board (tests hold them
+        # to the exact check): `apply` of these very objects, in this very position, need not
+        # judge them again.
+        self._proof = (self._position(player), {id(a): a for a in found})
+        return found
+
+    _proof: tuple[tuple, dict[int, Action]] | None = None  # see _proven
+
+    def _position(self, player: int) -> tuple:
+        """What the legality of a base camp or marker by `player` depends on: the board (the
+        very object: a new one is made whenever a piece is laid) and the turn."""
+        return (self.board(), self.phase, self.current, self.actions_left, tuple(self.pending),
+                player)
+
+    def _proven(self, action: Action, player: int) -> bool:
+        """Whether the sampler returned this very object in this very position (see
+        `geomsim.rules.State._proven`)."""
+        proof = self._proof
+        if proof is None or proof[1].get(id(action)) is not action:
+            return False
+        position = self._position(player)
+        return position[0] is proof[0][0] and position[1:] == proof[0][1:]
 
     def sample_camps(self, rng: np.random.Generator, k: int) -> list[BuildCamp]:
         """Up to `k` legal base camp placements drawn uniformly over the play area."""
@@ -502,7 +550,7 @@ class AnasaziState(State):
                     isinstance(action, TakeTreasure) == (self.pending[0] == "take")
                     and isinstance(action, (TakeTreasure, LookTower))):
                 return []
-            return [Violation(TURN, f"first decide the {_describe(self.pending[0])} "
+            return [Violation(TURN, f"first decide the {describe_decision(self.pending[0])} "
                               f"(or pass) before any other action, not {action}",
                               {"pending": list(self.pending)})]
         if isinstance(action, (BuildCamp, PlaceMarker, ExtendMarker)):
@@ -823,6 +871,20 @@ class AnasaziState(State):
                          contents=contents, track=dict(self.track), bonus=bonus,
                          known_towers=known)
 
+    # -- the discretisation, ids, observation tensor, summary (encoding.py, text.py) ----------
+    @property
+    def encoding(self) -> Any:
+        """The discretisation's ids and observation tensor on this table."""
+        from games.anasazi.encoding import encoding
+
+        return encoding(self.table, self.num_players)
+
+    def __str__(self) -> str:
+        """Where the game stands, in one paragraph (games/anasazi/text.py)."""
+        from games.anasazi.text import summary_text
+
+        return summary_text(self)
+
     def player_views(self, player: int) -> dict[str, Any]:
         """The engine's views of `player` and `view(player)` (see `State.player_views`)."""
         views = super().player_views(player)
@@ -882,6 +944,7 @@ class AnasaziState(State):
     def clone(self) -> AnasaziState:
         """An independent copy (the table and the laid pieces, immutable, are shared)."""
         other = copy.copy(self)
+        other._proof = None  # a proof is of this state's position only
         other.history = list(self.history)
         for name in ("pending", "fresh", "camps", "covered", "setup_looked"):
             setattr(other, name, list(getattr(self, name)))
@@ -1094,7 +1157,8 @@ def _look_scope(decision: str) -> str | None:
     return decision.split(":", 1)[1] if ":" in decision else None
 
 
-def _describe(decision: str) -> str:
+def describe_decision(decision: str) -> str:
+    """An open decision ("take", "look", "look:M3") in words."""
     if decision == "take":
         return "treasure to take for covering your base camp"
     scope = _look_scope(decision)

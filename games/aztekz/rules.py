@@ -415,6 +415,14 @@ class AztekzGame(Game):
         except TypeError as e:
             raise ValueError(f"aztekz {kind.kind} action: {e}") from None
 
+    # -- action ids and observation tensors (games/aztekz/encoding.py) ------------------------
+    def encoding(self, players: int) -> Any:
+        """Action ids and observation tensor with the default components (docs/ecosystem.md)."""
+        from games.aztekz.encoding import encoding
+
+        self.check_players(players)
+        return encoding(load_components(), players)
+
     def state_from_json(self, text: str) -> AztekzState:
         """The state that `AztekzState.to_json` wrote (the history read when first used)."""
         data, history = read_state_json(text)
@@ -1098,6 +1106,20 @@ class AztekzState(State):
             lambda: Place(int(rng.integers(-5, 6)), int(rng.integers(-5, 6)), int(rng.integers(4))),
         )
         return [makers[rng.integers(len(makers))]() for _ in range(k)]
+
+    # -- action ids, observation tensor, text board (games/aztekz/encoding.py, text.py) --------
+    @property
+    def encoding(self) -> Any:
+        """Action ids and observation tensor for this state's components and player count."""
+        from games.aztekz.encoding import encoding
+
+        return encoding(self.comp, self.num_players)
+
+    def __str__(self) -> str:
+        """The text board: the labyrinth's paths, heroes and souls (games/aztekz/text.py)."""
+        from games.aztekz.text import board_text
+
+        return board_text(self)
 
     def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
         """Draw this moment (see games.aztekz.draw.draw_state)."""

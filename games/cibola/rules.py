@@ -408,6 +408,14 @@ class Cibola(Game):
         """The action written in text form (see the module docstring)."""
         return parse_action(text)
 
+    # -- action ids and observation tensors (games/cibola/encoding.py) ------------------------
+    def encoding(self, players: int) -> Any:
+        """Action ids and observation tensor with the default components (docs/ecosystem.md)."""
+        from games.cibola.encoding import encoding
+
+        self.check_players(players)
+        return encoding(default_components(), players)
+
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
         data, history = read_state_json(text)
@@ -1013,6 +1021,20 @@ class CibolaState(State):
             if who == player and action.kind == "send":
                 self.history[i] = (who, _send_action(n), events)
                 return
+
+    # -- action ids, observation tensor, text board (games/cibola/encoding.py, text.py) --------
+    @property
+    def encoding(self) -> Any:
+        """Action ids and observation tensor for this state's components and player count."""
+        from games.cibola.encoding import encoding
+
+        return encoding(self.components, self.num_players)
+
+    def __str__(self) -> str:
+        """The text board: temple, revealed cards, players (games/cibola/text.py)."""
+        from games.cibola.text import board_text
+
+        return board_text(self)
 
     def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
         """Draw this moment (see games.cibola.draw); `reveal` shows the sealed numbers."""

@@ -495,3 +495,22 @@ def test_every_witness_replays_with_apply_step_by_step(ending_states):
                     replay(state, r)
                     assert str(sector) in touched(state, r.witness)
     assert reached > 20
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_distances_to_convex_sectors_are_shapelys(seed):
+    """The analytic distance the chain search ranks ends by is shapely's, inside and out."""
+    from games.anasazi.reach import Convex
+
+    rng = np.random.default_rng(seed)
+    poly = shapely.MultiPoint(rng.uniform(-10, 10, (int(rng.integers(3, 9)), 2))).convex_hull
+    assume(poly.geom_type == "Polygon" and poly.area > 1e-3)
+    z = rng.uniform(-40, 40, 400) + 1j * rng.uniform(-40, 40, 400)
+    expected = shapely.distance(poly, shapely.points(z.real, z.imag))
+    assert np.abs(Convex.of(poly).distance(z) - expected).max() < 1e-9
+    # Points surely beyond the limit are inf; the rest keep their distance.
+    limited = Convex.of(poly).distance(z, limit=5.0)
+    assert (limited[expected <= 5.0] == Convex.of(poly).distance(z)[expected <= 5.0]).all()
+    assert (np.isinf(limited) <= (expected > 5.0)).all()
+    assert Convex.of(shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3))) is None

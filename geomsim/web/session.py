@@ -1,0 +1,395 @@
+"""One browser tab's game: the moments played (snapshots), the cursor, the bots, the
+expectations the user ticked, and what is written out (scenario, setup, drawings).
+
+The history is the session's own: a snapshot of the state after every step, so undo, step back
+and step forward are exact and cost no replay. Every change bumps `version`; a request that
+changes something names the version it saw, and a stale one (after an undo in the same tab, say)
+is refused with nothing changed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import yaml
+
+from geomsim.bots import make_bot
+from geomsim.rules import Action, Event, Game, IllegalAction, State, Verdict
+from geomsim.web.hooks import GameWeb, WebError, web_hooks
+
+JSON = Any
+
+ACTIONS_SHOWN = 300  # legal actions listed at most per player (a finite space may be larger)
+SAMPLES_SHOWN = 8  # legal actions sampled for a continuous space
+BOT_STEPS = 2000  # bot actions one request plays at most
+BOT_SECONDS = 20.0  # ... and for how long
+
+
+@dataclass(frozen=True)
+class Start:
+    """How a session's game begins: a game, its players, a seed and/or setup data, and
+    optionally steps to play first (a scenario's)."""
+
+    game: Game
+    players: int
+    seed: int | None = None
+    setup: JSON = None
+    steps: tuple[tuple[int | None, Action], ...] = ()
+    title: str = ""
+
+    def new_state(self) -> State:
+        """The state before any step."""
+        return self.game.new_state(self.players, seed=self.seed, setup=self.setup)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One step played: who, the action in text form, what happened, who was to move before."""
+
+    player: int
+    text: str
+    events: tuple[Event, ...]
+    movers: tuple[int, ...]
+    by: str = "hand"  # "hand", or the bot's spec
+
+
+@dataclass
+class Added:
+    """An expectation the user added at a moment (a verdict on an action), as a scenario writes it."""
+
+    id: str
+    moment: int
+    spec: JSON
+    words: str
+
+
+@dataclass
+class Session:
+    """The game of one browser tab."""
+
+    start: Start
+    id: str = ""
+    states: list[State] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    cursor: int = 0
+    version: int = 0
+    seats: list[str | None] = field(default_factory=list)  # None: played by hand
+    added: list[Added] = field(default_factory=list)
+    ticked: set[str] = field(default_factory=set)
+    viewer: int | None = None  # whose knowledge the board shows (None: the player to move)
+    reveal: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.hooks: GameWeb = web_hooks(self.start.game)
+        if not self.states:
+            self.states = [self.start.new_state()]
+            for player, action in self.start.steps:
+                self._push(player, action, "scenario")
+            self.version = 0
+        if not self.seats:
+            self.seats = [None] * self.start.players
+
+    # -- the moment shown ------------------------------------------------------------------------
+    @property
+    def state(self) -> State:
+        """The state at the cursor."""
+        return self.states[self.cursor]
+
+    @property
+    def game(self) -> Game:
+        """The game played."""
+        return self.start.game
+
+    def expect_version(self, version: Any) -> None:
+        """Refuse a request made on another version of the game than this one."""
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise WebError(f"version must be a whole number, not {version!r}")
+        if version != self.version:
+            raise WebError(f"stale request: the game has changed since (version {version}, now "
+                           f"{self.version}); nothing was done", status=409)
+
+    def player_of(self, value: Any) -> int | None:
+        """A player number from a request (None: the one player to move)."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.start.players:
+            raise WebError(f"player must be 0 to {self.start.players - 1}, not {value!r}")
+        return value
+
+    def _bump(self) -> None:
+        self.version += 1
+
+    # -- playing -----------------------------------------------------------------------------
+    def parse(self, text: Any) -> Action:
+        """The action written `text` in the game's notation."""
+        if not isinstance(text, str) or not text.strip() or len(text) > 500:
+            raise WebError(f"action must be a text of at most 500 characters, not {text!r:.80}")
+        try:
+            return self.game.parse_action(text.strip())
+        except ValueError as e:
+            raise WebError(f"cannot read {text.strip()!r}: {e}") from None
+
+    def check(self, action: Action, player: int | None) -> tuple[int, Verdict]:
+        """`state.check` of the moment shown, and the player it was for."""
+        state = self.state
+        who = self._resolve(state, player)
+        return who, state.check(action, who)
+
+    def _resolve(self, state: State, player: int | None) -> int:
+        if player is not None:
+            return player
+        movers = state.to_move()
+        if len(movers) != 1:
+            raise WebError("name the player: " + ("the game is over" if not movers else
+                           f"players {', '.join(map(str, movers))} are to move"))
+        return movers[0]
+
+    def play(self, player: int | None, action: Action) -> int:
+        """Apply `action` by `player` at the cursor (the moments after it are dropped), then let
+        the bots move; return the number of the step played. `IllegalAction` leaves everything
+        as it was."""
+        who = self._resolve(self.state, player)
+        if self.seats[who] is not None and who in self.state.to_move():
+            raise WebError(f"player {who} is played by the bot {self.seats[who]}")
+        self._push(who, action, "hand")
+        n = self.cursor
+        self._bump()
+        self.play_bots()
+        return n
+
+    def _push(self, player: int | None, action: Action, by: str) -> Record:
+        state = self.state.clone()
+        who = self._resolve(state, player)
+        movers = state.to_move()
+        events = state.apply(action, who)  # IllegalAction: nothing appended
+        del self.states[self.cursor + 1:], self.records[self.cursor:]
+        self.added = [a for a in self.added if a.moment <= self.cursor]
+        record = Record(who, str(action), tuple(events), movers, by)
+        self.states.append(state)
+        self.records.append(record)
+        self.cursor += 1
+        return record
+
+    def play_bots(self, limit: int = BOT_STEPS) -> int:
+        """Let the bots of the seats to move decide until a human is to move or the game ends."""
+        played, clock = 0, time.monotonic()
+        while played < limit and time.monotonic() - clock < BOT_SECONDS:
+            movers = [p for p in self.state.to_move() if self.seats[p] is not None]
+            if not movers:
+                break
+            p = movers[0]
+            bot = make_bot(self.seats[p])
+            rng = np.random.default_rng([self.start.seed or 0, len(self.records), p])
+            self._push(p, bot.choose(self.state, p, rng), bot.spec)
+            played += 1
+        if played:
+            self._bump()
+        return played
+
+    def set_seats(self, seats: Any) -> None:
+        """Seat a bot (a spec for `geomsim.bots.make_bot`) or a human (None or "") per player."""
+        if not isinstance(seats, list) or len(seats) != self.start.players:
+            raise WebError(f"seats must be a list of {self.start.players} bot specs or nulls")
+        found: list[str | None] = []
+        for p, spec in enumerate(seats):
+            if spec in (None, "", "hand"):
+                found.append(None)
+                continue
+            if not isinstance(spec, str) or len(spec) > 100:
+                raise WebError(f"seat {p}: a bot spec is a short text, not {spec!r:.60}")
+            try:
+                make_bot(spec)
+            except ValueError as e:
+                raise WebError(f"seat {p}: {e}") from None
+            found.append(spec)
+        self.seats = found
+        self._bump()
+
+    def undo(self) -> None:
+        """Take back the step before the cursor (and drop the moments after it)."""
+        if self.cursor == 0:
+            raise WebError("nothing to undo: this is the start of the game")
+        self.cursor -= 1
+        del self.states[self.cursor + 1:], self.records[self.cursor:]
+        self.added = [a for a in self.added if a.moment <= self.cursor]
+        self._bump()
+
+    def move(self, delta: int) -> None:
+        """Step back (-1) or forward (+1) through the moments played, keeping them all."""
+        to = self.cursor + delta
+        if not 0 <= to < len(self.states):
+            raise WebError("no step " + ("before the start" if to < 0 else "after the last one"))
+        self.cursor = to
+        self._bump()
+
+    # -- expectations -----------------------------------------------------------------------------
+    def add_verdict(self, player: int | None, action: Action) -> Added:
+        """Expect the verdict that `state.check` gives now on `action` (legal, or illegal by its
+        rules) in the saved scenario."""
+        who, verdict = self.check(action, player)
+        text = f"{who}: {action}"
+        if verdict.ok:
+            spec, words = {"legal": text}, f"legal: {text}"
+        else:
+            rules = list(dict.fromkeys(verdict.rules))
+            spec = {"illegal": text, "rule": rules}
+            words = f"illegal: {text} ({', '.join(rules)})"
+        added = Added(f"verdict:{len(self.added)}:{self.version}", self.cursor, spec, words)
+        self.added.append(added)
+        self.ticked.add(added.id)
+        self._bump()
+        return added
+
+    def tick(self, id: Any, on: Any) -> None:
+        """Tick (or untick) an expectation for the saved scenario."""
+        if not isinstance(id, str) or not isinstance(on, bool):
+            raise WebError("tick needs an expectation id and true or false")
+        if id not in {c["id"] for c in self.candidates()}:
+            raise WebError(f"no expectation {id!r} at this moment")
+        (self.ticked.add if on else self.ticked.discard)(id)
+        self._bump()
+
+    def candidates(self) -> list[JSON]:
+        """Every expectation the user may tick for the steps so far: the events of each step,
+        the verdicts added, and the scores, players to move and winners now."""
+        found = []
+        for n, rec in enumerate(self.records[:self.cursor], 1):
+            if self.sealed(n):
+                continue  # its events would tell what is sealed
+            for i, ev in enumerate(rec.events):
+                spec: JSON = {"event": ev.kind}
+                if ev.player is not None:
+                    spec["player"] = ev.player
+                data = {k: v for k, v in ev.data.items()
+                        if isinstance(v, (str, int)) and not isinstance(v, bool)}
+                if data:
+                    spec["data"] = data
+                found.append((f"event:{n}:{i}", n, spec, f"step {n}: {self.hooks.describe(ev)}"))
+        found += [(a.id, a.moment, a.spec, f"step {a.moment}: {a.words}" if a.moment else
+                   f"start: {a.words}") for a in self.added if a.moment <= self.cursor]
+        state = self.state
+        found.append(("final:scores", None, {"scores": [float(s) for s in state.scores()]},
+                      "at the end: scores " + ", ".join(f"{s:g}" for s in state.scores())))
+        found.append(("final:to_move", None, {"to_move": list(state.to_move())},
+                      f"at the end: to move {list(state.to_move())}"))
+        if state.is_over():
+            found.append(("final:winners", None, {"winners": list(state.winners())},
+                          f"at the end: winners {list(state.winners())}"))
+        return [{"id": i, "moment": m, "spec": s, "words": w, "ticked": i in self.ticked}
+                for i, m, s, w in found]
+
+    # -- writing out ----------------------------------------------------------------------------
+    def scenario(self) -> dict[str, Any]:
+        """The steps played up to the cursor as a scenario (``geomsim run`` replays it), with
+        every expectation ticked."""
+        start = self.start
+        data: dict[str, Any] = {"game": self.game.name,
+                                "description": f"Saved from geomsim serve: {start.title or self.game.name}, "
+                                               f"{self.cursor} step(s).",
+                                "players": start.players}
+        if start.seed is not None:
+            data["seed"] = start.seed
+        if start.setup is not None:
+            data["setup"] = start.setup
+        at: dict[int | None, list[JSON]] = {}
+        for c in self.candidates():
+            if c["ticked"]:
+                at.setdefault(c["moment"], []).append(c["spec"])
+        steps: list[JSON] = [{"expect": at[0]}] if at.get(0) else []
+        for n, rec in enumerate(self.records[:self.cursor], 1):
+            step: dict[str, Any] = {"action": f"{rec.player}: {rec.text}"}
+            if rec.by != "hand":
+                step["note"] = f"played by {rec.by}"
+            if at.get(n):
+                step["expect"] = at[n]
+            steps.append(step)
+        data["steps"] = steps
+        if at.get(None):
+            data["expect"] = at[None]
+        return data
+
+    def scenario_yaml(self) -> str:
+        """`scenario` as YAML text."""
+        return yaml.safe_dump(self.scenario(), sort_keys=False, allow_unicode=True, width=100)
+
+    def setup_data(self) -> JSON:
+        """The setup data this game started from (made from the seed when it was not given)."""
+        if self.start.setup is not None:
+            return self.start.setup
+        try:
+            return self.game.make_setup(self.start.players, self.start.seed or 0)
+        except NotImplementedError as e:
+            raise WebError(str(e)) from None
+
+    # -- what the page shows ------------------------------------------------------------------------
+    def sealed(self, n: int) -> bool:
+        """Whether step `n` (1-based) is a sealed choice not yet revealed: made while several
+        players were to move, and each step since (up to the cursor) was another choice of that
+        round, which still waits for the players now to move."""
+        rec = self.records[n - 1]
+        if len(rec.movers) < 2:
+            return False
+        waiting = set(rec.movers) - {rec.player}
+        for later in self.records[n:self.cursor]:
+            if set(later.movers) != waiting:
+                return False
+            waiting -= {later.player}
+        return bool(waiting) and set(self.state.to_move()) == waiting
+
+    def actions(self) -> JSON:
+        """The legal actions of each player to move (humans and bots alike), in text form."""
+        state, out = self.state, {}
+        for p in state.to_move():
+            space = state.legal_actions(p)
+            if space.finite:
+                items = [str(a) for a in list(space)[:ACTIONS_SHOWN]]
+                out[p] = {"finite": True, "count": len(space), "items": items}
+            else:
+                rng = np.random.default_rng([self.version, p])
+                out[p] = {"finite": False, "count": None,
+                          "items": list(dict.fromkeys(str(a) for a in space.sample(rng, SAMPLES_SHOWN)))}
+        return out
+
+    def history(self) -> list[JSON]:
+        """Every step: who, the action in text form and its events in words (a sealed choice
+        not yet revealed shows neither)."""
+        found = []
+        for n, rec in enumerate(self.records, 1):
+            hidden = n <= self.cursor and self.sealed(n)
+            found.append({"n": n, "player": rec.player, "by": rec.by,
+                          "text": None if hidden else rec.text,
+                          "events": [] if hidden else [self.hooks.describe(e) for e in rec.events]})
+        return found
+
+    def view(self) -> JSON:
+        """Everything the page draws: the board, who is to move, the legal actions, the history,
+        the expectations, the seats."""
+        state = self.state
+        movers = state.to_move()
+        viewer = self.viewer if self.viewer is not None else (movers[0] if len(movers) == 1 else None)
+        return {
+            "session": self.id, "version": self.version, "game": self.game.name,
+            "title": self.start.title, "players": self.start.players,
+            "to_move": list(movers), "over": state.is_over(),
+            "scores": [float(s) for s in state.scores()], "winners": list(state.winners()),
+            "cursor": self.cursor, "length": len(self.records), "history": self.history(),
+            "actions": {str(p): a for p, a in self.actions().items()},
+            "board": self.hooks.board(state, viewer, self.reveal).to_json(),
+            "viewer": self.viewer, "shown_as": viewer, "reveal": self.reveal,
+            "seats": self.seats, "expectations": self.candidates(),
+        }
+
+def illegal(e: IllegalAction) -> WebError:
+    """An illegal action as the page shows it: the rules broken, with words and numbers."""
+    return WebError(f"illegal: {e.verdict}", status=422, violations=verdict_json(e.verdict))
+
+
+def verdict_json(verdict: Verdict) -> list[JSON]:
+    """The violations of a verdict as JSON: rule id, words, numbers."""
+    return [{"rule": v.rule, "message": v.message, "details": dict(v.details)}
+            for v in verdict.violations]

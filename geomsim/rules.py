@@ -16,14 +16,19 @@ import copy
 import dataclasses
 import functools
 import importlib.util
-import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import msgspec
 import numpy as np
+import orjson
+
+from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, short
+
+__all__ = ["DataError"]  # re-exported: the one error of data read back (geomsim.reading)
 
 ENGINE_TURN_RULE = "engine/turn"
 ENGINE_FORM_RULE = "engine/form"
@@ -107,6 +112,20 @@ class Event:
         """The event that `to_json` wrote."""
         return cls(obj["kind"], obj.get("player"), obj.get("data", {}))
 
+    @classmethod
+    def read(cls, obj: JSON, path: str = "") -> Event:
+        """The event that `to_json` wrote, checked: `DataError` naming the field otherwise."""
+        if not isinstance(obj, dict) or set(obj) - {"kind", "player", "data"}:
+            raise DataError(path, f"expected an event {{kind, player, data}}, got {short(obj)}")
+        kind, player, data = obj.get("kind"), obj.get("player"), obj.get("data", {})
+        if not isinstance(kind, str):
+            raise DataError(f"{path}.kind", f"expected a string, got {short(kind)}")
+        if player is not None and (isinstance(player, bool) or not isinstance(player, int)):
+            raise DataError(f"{path}.player", f"expected a player index, got {short(player)}")
+        if not isinstance(data, dict):
+            raise DataError(f"{path}.data", f"expected a mapping, got {short(data)}")
+        return cls(kind, player, data)
+
 
 class Action:
     """Base of a game's actions: frozen dataclasses with a one-line text form.
@@ -132,21 +151,35 @@ class Action:
 
     @classmethod
     def from_json(cls, obj: JSON) -> Action:
-        """The action that `to_json` wrote."""
-        fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-        return cls(**{k: _tuples(v) for k, v in obj.items() if k in fields})
+        """The action that `to_json` wrote; `DataError` naming the field for a field missing,
+        unknown or refused by the action's own checks."""
+        fields = {f.name for f in _fields(cls)}
+        return construct(cls, {k: v for k, v in obj.items() if k != "kind"}, fields)
+
+
+def construct(cls: type, values: Mapping[str, Any], fields: set[str]) -> Any:
+    """``cls(**values)`` for an action read back; `DataError` naming the field for a field
+    missing or unknown, a `ValueError` of the action's own checks as a `DataError` too."""
+    unknown = sorted(set(values) - fields, key=str)
+    if unknown:
+        raise DataError(str(unknown[0]), f"unknown field of a {cls.kind} action "
+                        f"(fields: {', '.join(sorted(fields)) or 'none'})")
+    missing = sorted(fields - set(values))
+    if missing:
+        raise DataError(missing[0], f"missing field of a {cls.kind} action")
+    try:  # msgspec checks each field against its type annotation, then the action its own
+        return msgspec.convert(dict(values), cls)
+    except DataError:
+        raise
+    except msgspec.ValidationError as e:
+        raise convert_error(e, f"{cls.kind} action") from None
+    except (ValueError, TypeError, OverflowError) as e:
+        raise DataError("", f"{cls.kind} action: {cut(str(e))}") from None
 
 
 @functools.cache
 def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
     return dataclasses.fields(cls)
-
-
-def _tuples(value: Any) -> Any:
-    """JSON lists back to the tuples frozen dataclasses hold."""
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    return value
 
 
 class ActionSpace(ABC):
@@ -227,20 +260,23 @@ class ContinuousActionSpace(ActionSpace):
 EMPTY_SPACE = FiniteActionSpace(())
 
 
-_HISTORY_KEY = ', "history": ['
-
-
-def read_state_json(text: str) -> tuple[JSON, str | None]:
-    """A state's JSON text as `State.to_json` writes it (the history last), read without its
-    history: the data, and the text of the history's entries, for `State._history_from_json`
-    to read only when used. Other layouts are read whole (the text is then None)."""
-    at = text.rfind(_HISTORY_KEY)
-    if at >= 0 and text.endswith("]}"):
-        try:
-            return json.loads(text[:at] + "}"), text[at + len(_HISTORY_KEY):-2]
-        except ValueError:
-            pass  # the key was found inside an entry: not the history's own
-    return json.loads(text), None
+def read_state_json(text: str | bytes, schema: type[msgspec.Struct] | None = None,
+                    what: str = "state") -> tuple[dict[str, Any], list[msgspec.Raw]]:
+    """A state's JSON text read by a real parser, whatever its layout: the data but the history,
+    checked against `schema` (a msgspec Struct with a ``history: list[msgspec.Raw]`` field)
+    when given, and the raw JSON of each history entry, for `State._history_from_json`.
+    `DataError` naming the field path or the limit otherwise."""
+    if schema is not None:
+        doc = decode(text, schema, what)
+        data = {f: getattr(doc, f) for f in doc.__struct_fields__}
+        entries = data.pop("history")
+    else:
+        data = decode(text, dict[str, msgspec.Raw], what)
+        entries = decode(data.pop("history", b"[]"), list[msgspec.Raw], what) if "history" in data else []
+        data = {k: decode(v, Any, what) for k, v in data.items()}
+    if len(entries) > MAX_HISTORY:
+        raise DataError("history", f"{len(entries):,} entries is over the limit of {MAX_HISTORY:,}")
+    return data, entries
 
 
 def playout_seed(seed: object, game: str) -> int:
@@ -280,6 +316,63 @@ class Playouts:
         return [(int(player), self.decode(int(code))) for player, code, _ in rows]
 
 
+HistoryEntry = tuple[Player, Action, list[Event]]
+
+
+class _EntryDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """A history entry as `entry_json` writes it."""
+
+    player: int
+    action: dict[str, Any]
+    events: list[dict[str, Any]]
+
+
+def entry_json(entry: HistoryEntry) -> str:
+    """The canonical JSON text of a history entry."""
+    player, action, events = entry
+    return dumps({"player": player, "action": action.to_json(), "events": [e.to_json() for e in events]})
+
+
+# Entries read back, by game and text: a state is read at every step of the test harness and
+# its history only grows. An entry enters once it writes that very text again.
+_ENTRIES: dict[tuple[Game, bytes], tuple[HistoryEntry, str]] = {}
+_ENTRIES_KEPT = 200_000
+
+
+def read_action(game: Game, obj: JSON, path: str = "") -> Action:
+    """`game.action_from_json(obj)`, any refusal a `DataError` within `path`."""
+    try:
+        return game.action_from_json(obj)
+    except DataError as e:
+        raise e.within(path) from None
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as e:
+        raise DataError(path, f"not a {game.name} action: {cut(str(e))}") from None
+
+
+def read_entry(game: Game, players: int, raw: bytes, i: int) -> tuple[HistoryEntry, str]:
+    """History entry `i` from its raw JSON, and its canonical text; `DataError` naming
+    ``history[i]`` when it is not an entry of `game` for `players` players."""
+    key = (game, raw)
+    hit = _ENTRIES.get(key)
+    if hit is not None and hit[0][0] < players:
+        return hit
+    where = f"history[{i}]"
+    try:
+        doc = decode(raw, _EntryDoc, "history entry")
+        player = index(doc.player, players, "player", "player")
+        action = read_action(game, doc.action, "action")
+        events = [Event.read(e, f"events[{j}]") for j, e in enumerate(doc.events)]
+    except DataError as e:
+        raise e.within(where) from None
+    entry = (player, action, events)
+    text = entry_json(entry)
+    if text.encode() == raw:
+        if len(_ENTRIES) >= _ENTRIES_KEPT:
+            _ENTRIES.clear()
+        _ENTRIES[key] = (entry, text)
+    return entry, text
+
+
 class Game(ABC):
     """A game: its facts, its rules, and a factory of states."""
 
@@ -309,12 +402,14 @@ class Game(ABC):
         """The state that `State.to_json` wrote."""
 
     def action_from_json(self, obj: JSON) -> Action:
-        """The action that `Action.to_json` wrote."""
+        """The action that `Action.to_json` wrote; `DataError` naming the field otherwise."""
+        if not isinstance(obj, dict):
+            raise DataError("", f"expected a {self.name} action (a mapping with a kind), got {short(obj)}")
         for kind in self.action_types:
             if kind.kind == obj.get("kind"):
                 return kind.from_json(obj)
         known = ", ".join(k.kind for k in self.action_types)
-        raise ValueError(f"unknown {self.name} action kind {obj.get('kind')!r} (known: {known})")
+        raise DataError("kind", f"unknown {self.name} action kind {short(obj.get('kind'))} (known: {known})")
 
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Play copies of `states` to the end, each decision uniform among the legal actions, in
@@ -450,38 +545,29 @@ class State(ABC):
 
     def to_json(self) -> str:
         """The whole state, history included, as JSON text (exact round trip)."""
-        body = json.dumps(self.to_dict(), sort_keys=True, allow_nan=False)
-        history = f'"history": {self.history_json()}'
-        return "{" + history + "}" if body == "{}" else body[:-1] + ", " + history + "}"
+        return dumps({**self.to_dict(), "history": orjson.Fragment(self.history_json())})
 
-    # -- history: written as JSON once per entry, read back only when used --------------------
+    # -- history: written as JSON once per entry, read back once per entry text ---------------
     @property
     def history(self) -> list[tuple[Player, Action, list[Event]]]:
         """(player, action, events) of every action applied, oldest first."""
-        lazy = self.__dict__.get("_lazy_history")
-        if lazy is not None:
-            self._read_lazy_history(lazy)
         return self.__dict__["_history"]
 
     @history.setter
     def history(self, value: list[tuple[Player, Action, list[Event]]]) -> None:
-        self.__dict__.update(_history=value, _lazy_history=None, _history_text=None)
+        self.__dict__.update(_history=value, _history_text=None)
 
     def history_json(self) -> str:
         """The history as JSON text. Each entry is encoded once: the text of the entries
         written before is kept while they stay (states are written at every step, and
-        histories only grow), and a history read back lazily is its text as read."""
-        lazy = self.__dict__.get("_lazy_history")
-        if lazy is not None:
-            return "[" + lazy + "]"
+        histories only grow), and a history read back is its entries' texts as read."""
         history = self.history
         text, done, last = self.__dict__.get("_history_text") or ("", 0, None)
         if done > len(history) or (done and history[done - 1] is not last):
             text, done = "", 0  # changed other than by appending: write it all again
         if done < len(history):
-            new = [json.dumps({"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]},
-                              sort_keys=True, allow_nan=False) for p, a, ev in history[done:]]
-            text = ", ".join(([text] if done else []) + new)
+            new = [entry_json(entry) for entry in history[done:]]
+            text = ",".join(([text] if done else []) + new)
             self._history_text = (text, len(history), history[-1])
         return "[" + text + "]"
 
@@ -494,32 +580,28 @@ class State(ABC):
             if len(texts) != len(history):
                 raise ValueError(f"{len(texts)} texts for {len(history)} history entries")
             if history:
-                self._history_text = (", ".join(texts), len(history), history[-1])
+                self._history_text = (",".join(texts), len(history), history[-1])
 
-    def _history_from_json(self, data: JSON, text: str | None = None) -> None:
-        """Restore `history` from what `to_json` wrote (for `Game.state_from_json`):
-        `data["history"]`, or `text`, the entries' JSON text that `read_state_json` split off,
-        which is read only when the history is first used."""
-        if text is None:
-            self.history = self._entries_from_json(data.get("history", []))
-        else:
-            self.__dict__.update(_history=None, _lazy_history=text, _history_text=None)
+    def _history_from_json(self, data: JSON, entries: Sequence[msgspec.Raw | bytes] | None = None) -> None:
+        """Restore `history` (for `Game.state_from_json`) from the raw JSON of its entries as
+        `read_state_json` split them off, or from `data["history"]`: each entry checked (a
+        player of this game, an action `action_from_json` reads, events), `DataError` naming
+        ``history[i]`` otherwise. An entry text read before is not parsed again."""
+        if entries is None:
+            entries = [msgspec.json.encode(h) for h in (data or {}).get("history", [])]
+        if len(entries) > MAX_HISTORY:
+            raise DataError("history", f"{len(entries):,} entries is over the limit of {MAX_HISTORY:,}")
+        history, texts = [], []
+        for i, raw in enumerate(entries):
+            entry, text = read_entry(self.game, self.num_players, bytes(raw), i)
+            history.append(entry)
+            texts.append(text)
+        self.set_history(history, texts)
 
     def _copy_history(self, other: State) -> None:
         """Give `other`, a shallow copy of this state, a history list of its own (the entries,
         immutable, and their JSON text are shared)."""
-        if self.__dict__.get("_lazy_history") is None:
-            other.__dict__["_history"] = list(self.__dict__["_history"])
-
-    def _read_lazy_history(self, text: str) -> None:
-        entries = self._entries_from_json(json.loads("[" + text + "]"))
-        last = entries[-1] if entries else None
-        self.__dict__.update(_history=entries, _lazy_history=None,
-                             _history_text=(text, len(entries), last) if entries else None)
-
-    def _entries_from_json(self, data: list[JSON]) -> list[tuple[Player, Action, list[Event]]]:
-        return [(h["player"], self.game.action_from_json(h["action"]),
-                 [Event.from_json(e) for e in h["events"]]) for h in data]
+        other.__dict__["_history"] = list(self.__dict__["_history"])
 
     def evaluate(self, player: Player) -> float:
         """A heuristic value of this state for `player` (greedy bots); the score by default."""

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from games.cibola import validation
 from games.cibola.components import (
     TREASURES,
     Components,
@@ -410,10 +411,16 @@ class Cibola(Game):
 
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
-        data, history = read_state_json(text)
-        components = _components({"components": data["components"]} if data["components"] else {})
-        state = CibolaState(self, components, len(data["explorers"]))
+        data, history = read_state_json(text, validation.StateDoc, "cibola state")
+        players = validation.check_counts(data)
+        try:
+            components = _components({"components": data["components"]} if data["components"] else {})
+        except (ValueError, TypeError, AttributeError, KeyError) as e:
+            raise validation.components_error(e) from None
+        validation.check_items(data, components, _totem_pool(components, data["options"]["copy_totem"]))
+        state = CibolaState(self, components, players)
         state._load(data)
+        validation.check_stage(state)
         state._history_from_json(data, history)
         return state
 

@@ -78,14 +78,14 @@ def check_size(text: str | bytes, what: str, limit: int = MAX_JSON_BYTES) -> Non
 
 
 def decode(text: str | bytes, type: type[T] | Any = Any, what: str = "JSON",
-           limit: int = MAX_JSON_BYTES) -> T:
+           limit: int = MAX_JSON_BYTES, at: str = "") -> T:
     """`text` parsed (and checked against `type`, a msgspec type); `DataError` naming the field
-    path or the limit otherwise."""
+    path (within `at`, where the text was found) or the limit otherwise."""
     check_size(text, what, limit)
     try:
         return msgspec.json.decode(text, type=type)  # type: ignore[arg-type]
     except msgspec.ValidationError as e:
-        raise convert_error(e, what) from None
+        raise convert_error(e, what).within(at) from None
     except msgspec.DecodeError as e:
         raise DataError("", f"{what}: not JSON: {str(e)[:200]}") from None
     except RecursionError:

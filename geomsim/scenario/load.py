@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from geomsim import registry
+from geomsim.reading import cut, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game
 from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, property_path
@@ -33,6 +34,7 @@ from geomsim.scenario.source import (
     field_name,
     parse_yaml,
     part_validator,
+    read_text,
     reason,
     schema,
     top_validator,
@@ -44,11 +46,7 @@ STEP_FIELDS = ("action", "player", "name", "note", "expect")
 def load_scenario(path: str | Path, *, load: GameLoader | None = None) -> Scenario:
     """Read and validate a scenario file; `ScenarioError` (file, line, field) if malformed."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(str(path), None, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
-    return build_scenario(parse_yaml(text, str(path)), path, load=load)
+    return build_scenario(parse_yaml(read_text(path), str(path)), path, load=load)
 
 
 def parse_scenario(text: str, path: str | Path = "<string>", *, load: GameLoader | None = None) -> Scenario:
@@ -210,7 +208,11 @@ class _Builder:
         try:
             action = self.game.parse_action(body)
         except Exception as e:  # parse_action should raise ValueError; report any as one line
-            raise self.error(path, f"cannot parse {self.game.name} action {body!r}: {reason(e)}") from None
+            why = cut(reason(e))
+            # The game's parser quotes the text already (Notation does): quote it once.
+            quoted = why if why.startswith(f"{self.game.name} action") else \
+                f"{self.game.name} action {short(body)}: {why}"
+            raise self.error(path, f"cannot parse {quoted}") from None
         return who, action, body
 
     def step(self, i: int, data: dict[str, Any]) -> Step:

@@ -43,6 +43,14 @@ class DataError(ValueError):
         return DataError(join(prefix, self.path), self.problem)
 
 
+def path_parts(path: str) -> tuple[str | int, ...]:
+    """A field path as its parts: ``hands[2].red`` -> ``("hands", 2, "red")``."""
+    return tuple(int(index) if index else name for name, index in _PART.findall(path))
+
+
+_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
 def join(prefix: str, path: str) -> str:
     """Two field paths as one: ``history[3]`` + ``action.x`` -> ``history[3].action.x``."""
     if not prefix or not path:

@@ -113,15 +113,16 @@ class Event:
         return cls(obj["kind"], obj.get("player"), obj.get("data", {}))
 
     @classmethod
-    def read(cls, obj: JSON, path: str = "") -> Event:
-        """The event that `to_json` wrote, checked: `DataError` naming the field otherwise."""
+    def read(cls, obj: JSON, path: str = "", players: int = 2**31) -> Event:
+        """The event that `to_json` wrote (in a game of `players` players), checked:
+        `DataError` naming the field otherwise."""
         if not isinstance(obj, dict) or set(obj) - {"kind", "player", "data"}:
             raise DataError(path, f"expected an event {{kind, player, data}}, got {short(obj)}")
         kind, player, data = obj.get("kind"), obj.get("player"), obj.get("data", {})
         if not isinstance(kind, str):
             raise DataError(f"{path}.kind", f"expected a string, got {short(kind)}")
-        if player is not None and (isinstance(player, bool) or not isinstance(player, int)):
-            raise DataError(f"{path}.player", f"expected a player index, got {short(player)}")
+        if player is not None:
+            index(player, players, f"{path}.player", "player")
         if not isinstance(data, dict):
             raise DataError(f"{path}.data", f"expected a mapping, got {short(data)}")
         return cls(kind, player, data)
@@ -361,7 +362,7 @@ def read_entry(game: Game, players: int, raw: bytes, i: int) -> tuple[HistoryEnt
         doc = decode(raw, _EntryDoc, "history entry")
         player = index(doc.player, players, "player", "player")
         action = read_action(game, doc.action, "action")
-        events = [Event.read(e, f"events[{j}]") for j, e in enumerate(doc.events)]
+        events = [Event.read(e, f"events[{j}]", players) for j, e in enumerate(doc.events)]
     except DataError as e:
         raise e.within(where) from None
     entry = (player, action, events)
@@ -406,7 +407,7 @@ class Game(ABC):
         if not isinstance(obj, dict):
             raise DataError("", f"expected a {self.name} action (a mapping with a kind), got {short(obj)}")
         for kind in self.action_types:
-            if kind.kind == obj.get("kind"):
+            if kind.kind == obj.get("kind"):  # a kind that is not text equals none of them
                 return kind.from_json(obj)
         known = ", ".join(k.kind for k in self.action_types)
         raise DataError("kind", f"unknown {self.name} action kind {short(obj.get('kind'))} (known: {known})")

@@ -205,6 +205,8 @@ class AnasaziGame(Game):
                 raise ValueError("give a seed or a setup")
             setup = _random_setup(players, seed)
         elif not isinstance(setup, Setup):
+            if isinstance(setup, dict):
+                validation.check_table_data(setup, "")
             setup = layout.load_setup(setup)
         if setup.players != players:
             raise ValueError(f"the setup is for {setup.players} players, not {players}")

@@ -38,16 +38,19 @@ class PolygonDoc(TypedDict):
     holes: Annotated[list[Ring], Meta(max_length=100)]
 
 
+Polygon = PolygonDoc | Ring  # a bare list of points is a shell without holes
+
+
 class MesaDoc(TypedDict):
     id: Id
     ring: str
-    polygon: PolygonDoc
+    polygon: Polygon
 
 
 class SectorDoc(TypedDict):
     id: Id
     kind: str
-    polygon: PolygonDoc
+    polygon: Polygon
 
 
 class PuebloDoc(TypedDict):
@@ -58,7 +61,7 @@ class PuebloDoc(TypedDict):
 
 class CampDoc(TypedDict):
     id: Id
-    polygon: PolygonDoc
+    polygon: Polygon
     start: Point
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from geomsim.discrete import parse_sides, rotate_sides, sides_text
-from geomsim.reading import dumps, short
+from geomsim.reading import DataError, dumps, short
 
 DEFAULT_PATH = Path(__file__).with_name("components.json")
 
@@ -90,7 +90,7 @@ def orientations(sides: int) -> tuple[tuple[int, int], ...]:
 
 
 def _fail(field: str, message: str) -> None:
-    raise ValueError(f"aztekz components: {field}: {message}")
+    raise DataError(f"components.{field}", message)
 
 
 MAX_COUNT = 1_000  # of any one number in component data: a box, not an allocation by count

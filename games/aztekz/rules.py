@@ -49,7 +49,7 @@ from geomsim.discrete import (
     neighbour,
 )
 from geomsim.notation import Form, Notation
-from geomsim.reading import DataError, dumps
+from geomsim.reading import DataError, convert, dumps, short
 from geomsim.rules import (
     ENGINE_FORM_RULE,
     Action,
@@ -314,7 +314,7 @@ def _pile_on_top(given: Any, drawn: list, problem: str) -> list:
         raise ValueError(f"aztekz setup: {problem}")
     for item in given:
         if isinstance(item, bool) or item not in rest:
-            raise ValueError(f"aztekz setup: {problem}; {item!r} is not left to place")
+            raise ValueError(f"aztekz setup: {problem}; {short(item)} is not left to place")
         rest.remove(item)
     return list(given) + rest
 
@@ -354,6 +354,8 @@ class AztekzGame(Game):
         setup = setup if given else self.make_setup(players, seed)
         if not isinstance(setup, dict):
             raise ValueError(f"aztekz setup: expected an object, got {type(setup).__name__}")
+        if given:
+            convert(setup, validation.SetupDoc)
         comp = load_components(setup.get("components"))
         if setup.get("players", players) != players:
             raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
@@ -386,17 +388,15 @@ class AztekzGame(Game):
 
     def action_from_json(self, obj: Any) -> Action:
         """The action that `Action.to_json` wrote; `DataError` naming the field otherwise."""
-        kind = ACTION_OF_KIND.get(obj.get("kind")) if isinstance(obj, dict) else None
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        kind = ACTION_OF_KIND.get(kind) if isinstance(kind, str) else None
         return super().action_from_json(obj) if kind is None else kind.from_json(obj)
 
     def state_from_json(self, text: str) -> AztekzState:
         """The state that `AztekzState.to_json` wrote (the history read when first used)."""
         data, history = read_state_json(text, validation.StateDoc, "aztekz state")
         validation.check_counts(data)
-        try:
-            comp = load_components(data["components"])
-        except ValueError as e:
-            raise DataError("components", str(e).removeprefix("aztekz components: ")) from None
+        comp = load_components(data["components"])
         state = AztekzState.from_dict(self, data, comp)
         validation.check_state(state)
         state._history_from_json(data, history)

@@ -63,6 +63,16 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     history: list[msgspec.Raw] = []
 
 
+class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """An Aztekz setup (`AztekzGame.make_setup`): every field may be left out."""
+
+    players: Annotated[int, Meta(ge=2, le=4)] | None = None
+    first: Annotated[int, Meta(ge=0, le=3)] | None = None
+    deck: Annotated[list[Count], Meta(max_length=10_000)] | None = None
+    souls: Annotated[list[Kind], Meta(max_length=10_000)] | None = None
+    components: dict[str, Any] | None = None
+
+
 def check_counts(data: dict[str, Any]) -> None:
     """One row per player in ``heroes``, ``carry`` and ``piles``; `first` and `turn` players."""
     players = data["players"]

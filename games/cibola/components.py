@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from geomsim.reading import short
+from geomsim.reading import DataError, short
 
 DEFAULT_PATH = Path(__file__).with_name("components.json")
 
@@ -112,7 +112,7 @@ class Components:
 
 
 def _fail(field: str, message: str) -> None:
-    raise ValueError(f"cibola components: {field}: {message}")
+    raise DataError(f"components.{field}", message)
 
 
 def _int(value: Any, field: str, low: int | None = None) -> int:

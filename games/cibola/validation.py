@@ -63,6 +63,22 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     history: list[msgspec.Raw] = []
 
 
+class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """A Cibola setup (`Cibola.new_state`): every field may be left out."""
+
+    # Types and sizes only: `validate_setup` says what is wrong with a value of the right type.
+    players: int | None = None
+    deck: Annotated[list[int], Meta(max_length=10_000)] | None = None
+    totems: Annotated[list[int], Meta(max_length=10_000)] | None = None
+    boxed_totems: Annotated[list[int], Meta(max_length=10_000)] | None = None
+    torch: int | None = None
+    explorers: Annotated[list[int], Meta(max_length=4)] | None = None
+    camp: int | None = None
+    options: OptionsDoc | None = None
+    components: dict[str, Any] | None = None
+    data: str | None = None
+
+
 def check_counts(data: dict[str, Any]) -> int:
     """The number of players (that of ``explorers``), the same in every per-player field."""
     players = len(data["explorers"])
@@ -142,8 +158,3 @@ def _check_decision(comp: Any, kind: str, arg: Any, path: str) -> None:
         wanted = "move-rock" if kind == "move" else "copy"
         require(arg in comp._totems and comp.totem(arg).kind == wanted, path,  # type: ignore[attr-defined]
                 f"the {kind} decision names a {wanted} totem")
-
-
-def components_error(error: Exception) -> DataError:
-    """A components `ValueError` as a `DataError` at ``components``."""
-    return DataError("components", str(error).removeprefix("cibola components: "))

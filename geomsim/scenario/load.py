@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from geomsim import registry
-from geomsim.reading import cut, short
+from geomsim.reading import DataError, cut, path_parts, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game
 from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, property_path
@@ -82,11 +82,13 @@ def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None
     outputs = tuple(builder.output(i, o, len(steps)) for i, o in enumerate(data.get("outputs", [])))
     scenario = Scenario(path, game, players, names, seed, setup, steps, final, outputs,
                         data.get("description", ""))
+    what = ("setup",) if setup is not None else ("seed",)
     try:
         scenario.new_state()
+    except DataError as e:  # names the field of the setup: point at its line
+        raise source.error(what + path_parts(e.path), f"{game.name} rejects it: {e.problem}") from None
     except (ValueError, KeyError, TypeError, IndexError) as e:
-        what = ("setup",) if setup is not None else ("seed",)
-        raise source.error(what, f"{game.name} rejects it: {reason(e)}") from None
+        raise source.error(what, f"{game.name} rejects it: {cut(reason(e))}") from None
     return scenario
 
 

@@ -129,7 +129,7 @@ def parse_yaml(text: str, file: str = "<string>") -> Source:
         loader = _Loader(text)  # the reader checks every character here: inside the try
         node = loader.get_single_node()
         if node is not None:
-            _check_nodes(node, file)
+            _check_nodes(node)
         data = loader.construct_document(node) if node is not None else None
         source = Source(file, data)
         if node is not None:
@@ -159,7 +159,7 @@ def parse_yaml(text: str, file: str = "<string>") -> Source:
             loader.dispose()
 
 
-def _check_nodes(root: yaml.Node, file: str) -> None:
+def _check_nodes(root: yaml.Node) -> None:
     """Before anything is constructed: the values once aliases are expanded within `MAX_NODES`
     (each node's expanded size computed once, so a billion laughs costs its own size), lists
     and mappings within `MAX_ITEMS`, only JSON's tags, no key twice in a mapping."""

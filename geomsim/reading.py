@@ -8,15 +8,16 @@ recursion limit is refused), and checked against a type when one is given (a msg
 game: field names, types, ranges, lengths). What a type cannot say (cards conserved, a player
 index below the number of players) each game checks after, with `require` and `DataError`.
 
-The canonical writer is `dumps` (orjson, sorted keys): it writes what `decode` reads.
+The canonical writer is `dumps` (orjson, sorted keys): it writes what `decode` reads. orjson
+writes NaN and infinities as null, which every game's schema refuses where a number belongs.
 """
 
 from __future__ import annotations
 
-import math
+import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import msgspec
@@ -26,7 +27,6 @@ T = TypeVar("T")
 
 MAX_JSON_BYTES = 32 * 2**20  # a 4-player Anasazi state late in a game is about 60 kB
 MAX_HISTORY = 100_000  # history entries of one state (a random Aztekz game has about 700)
-MAX_PLAYERS = 64  # what a reader allows before a game's own range is checked (no allocation by count)
 
 
 class DataError(ValueError):
@@ -67,6 +67,8 @@ def convert_error(error: Exception, what: str) -> DataError:
     text = str(error)
     match = _AT.match(text)
     problem, path = (match.group(1), match.group(2).lstrip(".")) if match else (text, "")
+    if not path.replace("[...]", ""):  # only "some key of a mapping": no path worth naming
+        path = ""
     problem = problem[:1].lower() + problem[1:]
     unknown = _UNKNOWN.match(problem)
     if unknown:  # name the field itself
@@ -95,9 +97,35 @@ def decode(text: str | bytes, type: type[T] | Any = Any, what: str = "JSON",
     except msgspec.ValidationError as e:
         raise convert_error(e, what).within(at) from None
     except msgspec.DecodeError as e:
-        raise DataError("", f"{what}: not JSON: {str(e)[:200]}") from None
+        raise DataError("", f"{what}: {_where(text, str(e))}") from None
     except RecursionError:
         raise DataError("", f"{what}: nested too deeply") from None
+
+
+_BYTE = re.compile(r"\s*\(byte (\d+)\)$")
+
+
+def _where(text: str | bytes, message: str) -> str:
+    """msgspec's "JSON is malformed: invalid character (byte 41)" with the line and column."""
+    found = _BYTE.search(message)
+    if not found:
+        return f"not JSON: {cut(message.removeprefix('JSON is malformed: '))}"
+    data = text.encode() if isinstance(text, str) else bytes(text)
+    at = int(found.group(1))
+    line, column = data.count(b"\n", 0, at) + 1, at - (data.rfind(b"\n", 0, at) + 1) + 1
+    return f"line {line}, column {column}: not JSON: {cut(message[:found.start()].removeprefix('JSON is malformed: '))}"
+
+
+def read_file(path: str | os.PathLike, type: type[T] | Any = Any, what: str | None = None) -> T:
+    """The JSON data in the file `path` (checked against `type`): `DataError` naming the
+    problem (its line and column), or the limit, which is checked before the file is read;
+    `OSError` when it cannot be read."""
+    what = what or str(path)
+    size = os.stat(path).st_size
+    if size > MAX_JSON_BYTES:
+        raise DataError("", f"{what}: {size:,} bytes is over the limit of {MAX_JSON_BYTES:,} bytes")
+    with open(path, "rb") as f:
+        return decode(f.read(), type, what)
 
 
 def convert(data: Any, type: type[T] | Any, path: str = "") -> T:
@@ -133,19 +161,6 @@ def index(value: Any, size: int, path: str, what: str = "index") -> int:
     return value
 
 
-def finite(value: Any, path: str, bound: float = 1e9) -> float:
-    """`value` as a float of size below `bound`; `DataError` otherwise (NaN, inf, 1e308, text)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(path, f"expected a number, got {short(value)}")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not -bound < number < bound:  # also False for NaN
-        raise DataError(path, f"{short(value)} is not a number between {-bound:g} and {bound:g}")
-    return number
-
-
 def same_items(found: Iterable[Any], expected: Iterable[Any], path: str, what: str) -> None:
     """Raise `DataError` unless `found` holds exactly the items of `expected`, as many times."""
     found, expected = Counter(found), Counter(expected)
@@ -164,15 +179,3 @@ def cut(text: str, width: int = 160) -> str:
     """`text` on one line of at most `width` characters."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def guarded(what: str, read: Callable[[], T]) -> T:
-    """`read()`, with any `ValueError`, `KeyError`, `TypeError`, `IndexError` or
-    `AttributeError` it raises turned into a `DataError` naming `what` (a game's own reader
-    behind the schema: the schema should have refused it, this keeps the promise of one error)."""
-    try:
-        return read()
-    except DataError:
-        raise
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
-        raise DataError("", f"{what}: {type(e).__name__}: {cut(str(e))}") from None

@@ -28,7 +28,6 @@ import orjson
 
 from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, short
 
-__all__ = ["DataError"]  # re-exported: the one error of data read back (geomsim.reading)
 
 ENGINE_TURN_RULE = "engine/turn"
 ENGINE_FORM_RULE = "engine/form"
@@ -262,22 +261,19 @@ EMPTY_SPACE = FiniteActionSpace(())
 
 
 def read_state_json(text: str | bytes, schema: type[msgspec.Struct] | None = None,
-                    what: str = "state") -> tuple[dict[str, Any], list[msgspec.Raw]]:
+                    what: str = "state") -> tuple[dict[str, Any], bytes]:
     """A state's JSON text read by a real parser, whatever its layout: the data but the history,
-    checked against `schema` (a msgspec Struct with a ``history: list[msgspec.Raw]`` field)
-    when given, and the raw JSON of each history entry, for `State._history_from_json`.
-    `DataError` naming the field path or the limit otherwise."""
+    checked against `schema` (a msgspec Struct with a ``history: msgspec.Raw`` field) when
+    given, and the raw JSON of the history, for `State._history_from_json`. `DataError`
+    naming the field path or the limit otherwise."""
     if schema is not None:
         doc = decode(text, schema, what)
         data = {f: getattr(doc, f) for f in doc.__struct_fields__}
-        entries = data.pop("history")
     else:
         data = decode(text, dict[str, msgspec.Raw], what)
-        entries = decode(data.pop("history", b"[]"), list[msgspec.Raw], what) if "history" in data else []
-        data = {k: decode(v, Any, what) for k, v in data.items()}
-    if len(entries) > MAX_HISTORY:
-        raise DataError("history", f"{len(entries):,} entries is over the limit of {MAX_HISTORY:,}")
-    return data, entries
+        data = {k: v if k == "history" else decode(v, Any, what, at=k) for k, v in data.items()}
+    history = data.pop("history", None)
+    return data, b"[]" if history is None else bytes(history)
 
 
 def playout_seed(seed: object, game: str) -> int:
@@ -372,6 +368,50 @@ def read_entry(game: Game, players: int, raw: bytes, i: int) -> tuple[HistoryEnt
             _ENTRIES.clear()
         _ENTRIES[key] = (entry, text)
     return entry, text
+
+
+# Histories read last, per game and number of players: a state read back is mostly a state
+# read before with some entries more (the harness reads one at every step), so only the entries
+# after a history seen before are parsed.
+_HISTORIES: dict[tuple[Game, int], list[tuple[bytes, list[HistoryEntry], list[str]]]] = {}  # body, ...
+_HISTORIES_KEPT = 8
+
+
+def read_history(game: Game, players: int, raw: bytes) -> tuple[list[HistoryEntry], list[str]]:
+    """The entries of a history's raw JSON (an array) and their canonical texts; `DataError`
+    naming ``history[i]`` or the limit otherwise."""
+    recent = _HISTORIES.setdefault((game, players), [])
+    entries: list[HistoryEntry] = []
+    texts: list[str] = []
+    tail = raw
+    for body, seen_entries, seen_texts in recent:
+        rest = _after_prefix(raw, body)
+        if rest is not None and len(seen_entries) > len(entries):
+            entries, texts, tail = list(seen_entries), list(seen_texts), rest
+    items = decode(tail, list[msgspec.Raw], "history", at="history")
+    if len(entries) + len(items) > MAX_HISTORY:
+        raise DataError("history", f"{len(entries) + len(items):,} entries is over the limit of {MAX_HISTORY:,}")
+    for i, item in enumerate(items, len(entries)):
+        entry, text = read_entry(game, players, bytes(item), i)
+        entries.append(entry)
+        texts.append(text)
+    if items or not recent:
+        recent.insert(0, (raw.rstrip()[:-1].rstrip(), entries, texts))
+        del recent[_HISTORIES_KEPT:]
+    return list(entries), texts
+
+
+def _after_prefix(raw: bytes, body: bytes) -> bytes | None:
+    """When the array `raw` starts with the entries of `body` (an array read before, without
+    its closing bracket): the array of the entries after them (``b"[...]"``); else None."""
+    if len(body) > len(raw) or not raw.startswith(body):
+        return None
+    rest = raw[len(body):].lstrip()
+    if body.rstrip() == b"[":  # an empty history is a prefix of every one
+        return b"[" + rest
+    if rest.startswith(b","):
+        return b"[" + rest[1:]
+    return b"[]" if rest.startswith(b"]") and not rest[1:].strip() else None
 
 
 class Game(ABC):
@@ -583,21 +623,13 @@ class State(ABC):
             if history:
                 self._history_text = (",".join(texts), len(history), history[-1])
 
-    def _history_from_json(self, data: JSON, entries: Sequence[msgspec.Raw | bytes] | None = None) -> None:
-        """Restore `history` (for `Game.state_from_json`) from the raw JSON of its entries as
-        `read_state_json` split them off, or from `data["history"]`: each entry checked (a
-        player of this game, an action `action_from_json` reads, events), `DataError` naming
-        ``history[i]`` otherwise. An entry text read before is not parsed again."""
-        if entries is None:
-            entries = [msgspec.json.encode(h) for h in (data or {}).get("history", [])]
-        if len(entries) > MAX_HISTORY:
-            raise DataError("history", f"{len(entries):,} entries is over the limit of {MAX_HISTORY:,}")
-        history, texts = [], []
-        for i, raw in enumerate(entries):
-            entry, text = read_entry(self.game, self.num_players, bytes(raw), i)
-            history.append(entry)
-            texts.append(text)
-        self.set_history(history, texts)
+    def _history_from_json(self, data: JSON, history: bytes | None = None) -> None:
+        """Restore `history` (for `Game.state_from_json`) from its raw JSON as `read_state_json`
+        split it off, or from `data["history"]`: each entry checked (a player of this game, an
+        action `action_from_json` reads, events), `DataError` naming ``history[i]`` otherwise."""
+        if history is None:
+            history = msgspec.json.encode((data or {}).get("history", []))
+        self.set_history(*read_history(self.game, self.num_players, history))
 
     def _copy_history(self, other: State) -> None:
         """Give `other`, a shallow copy of this state, a history list of its own (the entries,

@@ -14,7 +14,7 @@ import msgspec
 from msgspec import Meta
 
 from games.anasazi.components import COLOURS, TOWERS_PER_COLOUR, Table
-from geomsim.reading import DataError, convert, index, require
+from geomsim.reading import convert, index, require
 
 if TYPE_CHECKING:
     from games.anasazi.rules import AnasaziState
@@ -128,7 +128,7 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     deal: DealDoc
     camps: msgspec.Raw
     expeditions: msgspec.Raw
-    history: list[msgspec.Raw]
+    history: msgspec.Raw
     table: msgspec.Raw
 
 

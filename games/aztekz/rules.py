@@ -49,7 +49,7 @@ from geomsim.discrete import (
     neighbour,
 )
 from geomsim.notation import Form, Notation
-from geomsim.reading import DataError, convert, dumps, short
+from geomsim.reading import convert, dumps, short
 from geomsim.rules import (
     ENGINE_FORM_RULE,
     Action,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 import msgspec
 from msgspec import Meta
 
-from geomsim.reading import DataError, MAX_PLAYERS, index, require, same_items
+from geomsim.reading import index, require, same_items
 
 if TYPE_CHECKING:
     from games.aztekz.rules import AztekzState
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 CellKey = Annotated[str, Meta(pattern=r"^-?[0-9]{1,3},-?[0-9]{1,3}$")]
 Count = Annotated[int, Meta(ge=0, le=10_000)]
 Small = Annotated[int, Meta(ge=0, le=1_000_000)]
-Players = Annotated[list, Meta(max_length=MAX_PLAYERS)]
 Kind = Annotated[str, Meta(max_length=40)]
 Pile = tuple[Kind, Count]
 
@@ -60,7 +59,7 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     scare: CellKey | None
     dropped: Annotated[list[CellKey], Meta(max_length=10_000)]
     stall: Small
-    history: list[msgspec.Raw] = []
+    history: msgspec.Raw = msgspec.Raw(b"[]")
 
 
 class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):

@@ -12,7 +12,7 @@ import msgspec
 from msgspec import Meta
 
 from games.cibola.components import TREASURES
-from geomsim.reading import DataError, index, require, same_items
+from geomsim.reading import index, require, same_items
 
 if TYPE_CHECKING:
     from games.cibola.rules import CibolaState
@@ -60,7 +60,7 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     boxed_totems: Ids
     sealed: SealedDoc | None
     components: dict[str, Any] | None
-    history: list[msgspec.Raw] = []
+    history: msgspec.Raw = msgspec.Raw(b"[]")
 
 
 class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):

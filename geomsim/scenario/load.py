@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -10,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from geomsim import registry
-from geomsim.reading import DataError, cut, path_parts, short
+from geomsim.reading import DataError, cut, path_parts, read_file, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game
 from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, property_path
@@ -147,11 +146,11 @@ def _setup(source: Source, path: Path, setup: Any) -> Any:
 def _setup_file(source: Source, path: Path, name: str, where: FieldPath) -> Any:
     file = path.parent / name
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        return read_file(file)
     except OSError as e:
         raise source.error(where, f"cannot read setup file {str(file)!r}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise source.error(where, f"{file}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except DataError as e:
+        raise source.error(where, str(e)) from None
 
 
 def merge(base: Any, changes: Any) -> Any:

@@ -1,6 +1,7 @@
 """Play a few random moves of each game and draw the moment: the pictures in the README.
 
-    python examples/moments.py [OUT_DIR]
+    python examples/moments.py [OUT_DIR]     (default out/moments; docs/make-images.sh writes
+                                              the README's copies into docs/images)
 """
 
 from __future__ import annotations
@@ -35,4 +36,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images"))
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "out/moments"))

@@ -416,6 +416,24 @@ def test_replay_frames_and_gif(tmp_path, toys, capsys):
         assert gif.n_frames == 10
 
 
+def test_replay_frames_are_the_games_own_pictures_of_each_moment(tmp_path, toys):
+    """A frame is what `State.draw` makes of that moment alone (its title, no axis ticks)."""
+    sc.run_scenario(grid(), out=tmp_path)
+    log = sc.read_log(tmp_path / "toy-grid" / "grid" / "game.jsonl")
+    frames = sc.replay(log, tmp_path / "frames")
+    from PIL import Image, ImageChops
+
+    from geomsim.plotting import caption, save
+
+    for number, (title, state) in enumerate(log.frames()):
+        fig = state.draw().figure
+        caption(fig, title)
+        alone = save(fig, tmp_path / f"alone-{number}.png")
+        with Image.open(alone) as a, Image.open(frames[number]) as f:
+            assert a.size == f.size
+            assert ImageChops.difference(a.convert("RGB"), f.convert("RGB")).getbbox() is None
+
+
 def test_replay_errors(tmp_path, toys, capsys):
     log = _write(tmp_path, '{"format": "geomsim-log", "version": 1, "game": "toy-grid", "players": 2, "seed": 1}\n'
                            '{"step": 1, "player": 0, "action": "mark 0", "action_json": {"kind": "mark", "cell": 0}}\n'

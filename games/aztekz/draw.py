@@ -19,6 +19,7 @@ from geomsim.discrete import SIDES, STEP
 from geomsim.plotting import PLAYER_COLOURS, draw_discs, draw_labels, draw_polygons, new_axes
 
 STONE, SAND, EDGE = "#6b5a48", "#ead7a4", "#3b2f24"
+TABLE = "#f5efe1"  # the table the labyrinth grows on
 SOUL_COLOURS = ("#f2c500", "#8fa3bf", "#d9822b", "#7a4b2a", "#3a9e57", "#e8e8e8",
                 "#c04da5", "#2aa6b8")
 PATH = 0.36        # width of a carved path (card side = 1)
@@ -141,6 +142,17 @@ def _side_panel(ax: Axes, state: Any, styles: dict, x0: float, y_top: float, rev
             color="#444444")
 
 
+def _board_extent(cells: list[tuple[int, int]], grid_size: int) -> tuple[tuple[float, float], ...]:
+    """The centres' span in x and in y of the cells shown, widened about its middle to the
+    labyrinth's full size, so that the board keeps its room beside the panel from the first card."""
+    spans = []
+    for values in zip(*cells):
+        lo, hi = min(values), max(values)
+        pad = max(0.0, grid_size - 1 - (hi - lo)) / 2
+        spans.append((lo - pad, hi + pad))
+    return tuple(spans)
+
+
 def draw_state(state: Any, ax: Axes | None = None, reveal: bool = False,
                title: str | None = None) -> Axes:
     """Draw an Aztekz state on `ax` (a new figure when None); return the Axes."""
@@ -163,9 +175,13 @@ def draw_state(state: Any, ax: Axes | None = None, reveal: bool = False,
                       facecolor="none", edgecolor="#e01010", linewidth=2.2, linestyle="--")
     _souls(ax, _loose_souls(state), styles)
     _heroes(ax, state, styles)
-    xs = [x for x, _ in free] + [x for x, _ in cells]
-    ys = [y for _, y in free] + [y for _, y in cells]
-    _side_panel(ax, state, styles, max(xs) + 1.0, max(ys) + 0.2, reveal)
+    (x_lo, x_hi), (y_lo, y_hi) = _board_extent(list(free) + list(cells), state.comp.grid_size)
+    draw_polygons(ax, [shapely.box(x_lo - 0.5, y_lo - 0.5, x_hi + 0.5, y_hi + 0.5)],
+                  facecolor=TABLE, edgecolor="none", zorder=0)
+    if not cells:
+        draw_labels(ax, [free[0][0]], [free[0][1]], ["the first\ncard"], fontsize=7,
+                    color="#6b5a48")
+    _side_panel(ax, state, styles, x_hi + 1.0, y_hi + 0.2, reveal)
     ax.autoscale_view()
     for spine in ax.spines.values():
         spine.set_visible(False)

@@ -75,6 +75,7 @@ from games.aztekz.rules import (
     Take,
 )
 from geomsim.discrete import SIDE_NAMES, SIDES
+from geomsim.compiled import compiling
 from geomsim.rules import Action, Playouts, playout_seed
 
 # Phases.
@@ -244,7 +245,9 @@ def kernel_inputs(states: Sequence[AztekzState]) -> tuple:
 
 def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
     """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
-    log, offsets, final = play_batch(*kernel_inputs(states), np.int64(playout_seed(seed, "aztekz")))
+    inputs = kernel_inputs(states)
+    with compiling("the Aztekz random player", play_batch):
+        log, offsets, final = play_batch(*inputs, np.int64(playout_seed(seed, "aztekz")))
     comp, players = states[0].comp, states[0].num_players
     points = final[:, S_POINTS:S_POINTS + players]
     collected = final[:, S_COLLECTED:S_COLLECTED + players]

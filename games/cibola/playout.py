@@ -75,6 +75,7 @@ from games.cibola.rules import (
     Send,
     Take,
 )
+from geomsim.compiled import compiling
 from geomsim.rules import Action, Playouts, playout_seed
 
 # -- codes ------------------------------------------------------------------------------------
@@ -716,7 +717,9 @@ def random_playouts(states: Sequence, seed: int = 0) -> Playouts:
     offsets = np.empty(games + 1, np.int64)
     scores = np.zeros((games, players))
     winners = np.zeros((games, players), np.bool_)
-    if play_batch(np.array(records, np.int64), np.array(starts, np.int64), tables, seed, log,
-                  offsets, scores, winners) < 0:
+    with compiling("the Treasures of Cibola random player", play_batch):
+        filled = play_batch(np.array(records, np.int64), np.array(starts, np.int64), tables, seed,
+                            log, offsets, scores, winners)
+    if filled < 0:
         raise RuntimeError("cibola playouts: the log outgrew its bound (a bug in the bound)")
     return Playouts(scores, winners, log[:offsets[-1]].copy(), offsets, decode)

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from geomsim import registry
-from geomsim.files import write_text
+from geomsim.files import atomic_path, write_text
 from geomsim.reading import MAX_HISTORY, MAX_JSON_BYTES, DataError, convert, decode, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game, IllegalAction, State, read_action
@@ -145,41 +146,35 @@ def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:
 
 
 def replay(log: GameLog, output: str | Path, fps: float = 2.0, options: Mapping[str, Any] | None = None,
-           dpi: int = 100) -> list[Path]:
+           dpi: int = 120) -> list[Path]:
     """Draw a logged game move by move: a GIF (``.gif``) or numbered PNGs in a folder.
 
-    The first frame is drawn on the figure the game's `draw` makes (its preferred size); the
-    others redraw the same Axes, so every frame has the same size."""
+    Every frame is the game's own drawing of that moment on a figure of its own, as
+    `State.draw` makes it for a single picture (title, no axis ticks), with the move as caption."""
     from geomsim.plotting import caption, save
 
     output = Path(output)
     options = dict(options or {})
-    frames = log.frames()
-    title, state = next(frames)
-    ax = state.draw(**options)
-    fig = ax.figure
-    caption(fig, title)
 
-    def pictures() -> Iterator[None]:
-        yield None  # the first frame, drawn above
-        for title, state in frames:
-            ax.clear()
-            state.draw(ax=ax, **options)
+    def pictures() -> Iterator[Any]:
+        for title, state in log.frames():
+            fig = state.draw(**options).figure
             caption(fig, title)
-            yield None
+            yield fig
 
     if output.suffix.lower() == ".gif":
-        from matplotlib.animation import PillowWriter
+        from PIL import Image  # matplotlib's own dependency
 
-        tmp = output.with_name(f".{output.stem}.partial.gif")
+        frames = []
+        for fig in pictures():
+            fig.set_dpi(dpi)
+            fig.canvas.draw()
+            # Paletted at once: a long game's frames would otherwise hold 4 bytes a pixel each.
+            rgb = Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).convert("RGB")
+            frames.append(rgb.convert("P", palette=Image.Palette.ADAPTIVE))
         output.parent.mkdir(parents=True, exist_ok=True)
-        writer = PillowWriter(fps=fps)
-        try:
-            with writer.saving(fig, str(tmp), dpi):
-                for _ in pictures():
-                    writer.grab_frame()
-            tmp.replace(output)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with atomic_path(output) as tmp:
+            frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
+                           duration=round(1000 / fps), loop=0)
         return [output]
-    return [save(fig, output / f"{number:04d}.png", dpi=dpi) for number, _ in enumerate(pictures())]
+    return [save(fig, output / f"{number:04d}.png", dpi=dpi) for number, fig in enumerate(pictures())]

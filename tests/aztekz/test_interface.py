@@ -131,3 +131,16 @@ def test_draw(tmp_path: Path, steps: int):
     assert out.stat().st_size > 10_000
     source = (Path(__file__).parents[2] / "games" / "aztekz" / "draw.py").read_text()
     assert "pyplot" not in source.replace("(no pyplot)", "")
+
+
+@pytest.mark.parametrize("steps", [0, 30])
+def test_the_board_keeps_the_labyrinths_room_from_the_first_card(steps: int):
+    """The picture gives the labyrinth its full 5 x 5 room beside the panel, also before the
+    first card lies (the setup picture was once a lone dotted square and white space)."""
+    state = random_game(3, seed=3, max_steps=steps)
+    ax = state.draw()
+    ax.figure.canvas.draw()
+    panel = min(t.get_position()[0] for t in ax.texts if t.get_text().startswith("player "))
+    (x0, _), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    size = state.comp.grid_size
+    assert panel - x0 >= size and y1 - y0 >= size

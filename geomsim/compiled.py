@@ -1,0 +1,46 @@
+"""Saying so when a compiled random player is about to compile.
+
+A game's kernel (numba, ``cache=True``) compiles on its first call after an install or a change
+of its source: about a minute on two cores, silent otherwise. Later processes load numba's
+on-disk cache in a second or two. `compiling` writes one line to stderr before a cold first call
+and one after it, so that nobody waits a silent minute.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+
+def is_cached(kernel: Any) -> bool | None:
+    """Whether numba holds a valid on-disk cache of `kernel` (a ``numba.njit(cache=True)``
+    dispatcher) for some signature; None when it cannot tell (no cache, or numba's internals
+    moved)."""
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:  # numba's cache internals are not public API: only a notice depends on them
+        return None
+
+
+def is_compiled(kernel: Any) -> bool:
+    """Whether `kernel` already holds compiled code in this process."""
+    return bool(getattr(kernel, "overloads", None))
+
+
+@contextmanager
+def compiling(what: str, kernel: Any, stream: TextIO | None = None) -> Iterator[None]:
+    """Run the body, writing a line to `stream` (stderr) before and after it when `kernel` has
+    neither code in this process nor numba's cache on disk: the body will compile it."""
+    cold = not is_compiled(kernel) and is_cached(kernel) is False
+    out = sys.stderr if stream is None else stream
+    if cold:
+        print(f"geomsim: compiling {what} with numba, once per install (about a minute)...",
+              file=out, flush=True)
+    start = time.perf_counter()
+    yield
+    if cold:
+        print(f"geomsim: compiled {what} in {time.perf_counter() - start:.0f} s; later runs load it "
+              "from numba's cache", file=out, flush=True)

@@ -1,0 +1,48 @@
+"""The notice before a compiled random player compiles (issue 19: no silent minute)."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from pathlib import Path
+
+import pytest
+
+from geomsim.compiled import compiling, is_cached
+
+pytest.importorskip("numba")
+
+KERNEL = "import numba\n\n@numba.njit(cache=True)\ndef kernel(x):\n    return x + 1\n"
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.kernel
+
+
+def _run(kernel) -> str:
+    out = io.StringIO()
+    with compiling("the toy kernel", kernel, out):
+        assert kernel(1) == 2
+    return out.getvalue()
+
+
+def test_a_cold_kernel_says_it_compiles_once_and_a_cached_one_says_nothing(tmp_path):
+    path = tmp_path / "toykernel.py"
+    path.write_text(KERNEL)
+    kernel = _load(path, "toykernel_first")
+    assert is_cached(kernel) is False
+    said = _run(kernel).splitlines()
+    assert len(said) == 2
+    assert said[0].startswith("geomsim: compiling the toy kernel with numba, once per install")
+    assert said[1].startswith("geomsim: compiled the toy kernel in ")
+    assert _run(kernel) == ""  # compiled in this process
+    again = _load(path, "toykernel_again")  # as a later process finds it: numba's cache on disk
+    assert is_cached(again) is True
+    assert _run(again) == ""
+
+
+def test_a_kernel_whose_cache_cannot_be_read_compiles_silently():
+    assert is_cached(lambda x: x) is None

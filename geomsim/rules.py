@@ -26,7 +26,7 @@ import msgspec
 import numpy as np
 import orjson
 
-from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, short
+from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, join, short
 
 
 ENGINE_TURN_RULE = "engine/turn"
@@ -107,23 +107,18 @@ class Event:
         return {"kind": self.kind, "player": self.player, "data": dict(self.data)}
 
     @classmethod
-    def from_json(cls, obj: JSON) -> Event:
-        """The event that `to_json` wrote."""
-        return cls(obj["kind"], obj.get("player"), obj.get("data", {}))
-
-    @classmethod
-    def read(cls, obj: JSON, path: str = "", players: int = 2**31) -> Event:
+    def from_json(cls, obj: JSON, path: str = "", players: int = 2**31) -> Event:
         """The event that `to_json` wrote (in a game of `players` players), checked:
         `DataError` naming the field otherwise."""
         if not isinstance(obj, dict) or set(obj) - {"kind", "player", "data"}:
             raise DataError(path, f"expected an event {{kind, player, data}}, got {short(obj)}")
         kind, player, data = obj.get("kind"), obj.get("player"), obj.get("data", {})
         if not isinstance(kind, str):
-            raise DataError(f"{path}.kind", f"expected a string, got {short(kind)}")
+            raise DataError(join(path, "kind"), f"expected a string, got {short(kind)}")
         if player is not None:
-            index(player, players, f"{path}.player", "player")
+            index(player, players, join(path, "player"), "player")
         if not isinstance(data, dict):
-            raise DataError(f"{path}.data", f"expected a mapping, got {short(data)}")
+            raise DataError(join(path, "data"), f"expected a mapping, got {short(data)}")
         return cls(kind, player, data)
 
 
@@ -330,9 +325,9 @@ def entry_json(entry: HistoryEntry) -> str:
     return dumps({"player": player, "action": action.to_json(), "events": [e.to_json() for e in events]})
 
 
-# Entries read back, by game and text: a state is read at every step of the test harness and
+# Entries read back, by game, number of players and text: a state is read at every step of the test harness and
 # its history only grows. An entry enters once it writes that very text again.
-_ENTRIES: dict[tuple[Game, bytes], tuple[HistoryEntry, str]] = {}
+_ENTRIES: dict[tuple[Game, int, bytes], tuple[HistoryEntry, str]] = {}
 _ENTRIES_KEPT = 200_000
 
 
@@ -349,16 +344,16 @@ def read_action(game: Game, obj: JSON, path: str = "") -> Action:
 def read_entry(game: Game, players: int, raw: bytes, i: int) -> tuple[HistoryEntry, str]:
     """History entry `i` from its raw JSON, and its canonical text; `DataError` naming
     ``history[i]`` when it is not an entry of `game` for `players` players."""
-    key = (game, raw)
+    key = (game, players, raw)
     hit = _ENTRIES.get(key)
-    if hit is not None and hit[0][0] < players:
+    if hit is not None:
         return hit
     where = f"history[{i}]"
     try:
         doc = decode(raw, _EntryDoc, "history entry")
         player = index(doc.player, players, "player", "player")
         action = read_action(game, doc.action, "action")
-        events = [Event.read(e, f"events[{j}]", players) for j, e in enumerate(doc.events)]
+        events = [Event.from_json(e, f"events[{j}]", players) for j, e in enumerate(doc.events)]
     except DataError as e:
         raise e.within(where) from None
     entry = (player, action, events)
@@ -373,7 +368,8 @@ def read_entry(game: Game, players: int, raw: bytes, i: int) -> tuple[HistoryEnt
 # Histories read last, per game and number of players: a state read back is mostly a state
 # read before with some entries more (the harness reads one at every step), so only the entries
 # after a history seen before are parsed.
-_HISTORIES: dict[tuple[Game, int], list[tuple[bytes, list[HistoryEntry], list[str]]]] = {}  # body, ...
+# Each: the raw history without its closing bracket, its entries and their texts.
+_HISTORIES: dict[tuple[Game, int], list[tuple[bytes, list[HistoryEntry], list[str]]]] = {}
 _HISTORIES_KEPT = 8
 
 

@@ -106,14 +106,18 @@ _BYTE = re.compile(r"\s*\(byte (\d+)\)$")
 
 
 def _where(text: str | bytes, message: str) -> str:
-    """msgspec's "JSON is malformed: invalid character (byte 41)" with the line and column."""
-    found = _BYTE.search(message)
-    if not found:
-        return f"not JSON: {cut(message.removeprefix('JSON is malformed: '))}"
+    """msgspec's "JSON is malformed: invalid character (byte 41)" with the line and column (a
+    text cut short: where it ends)."""
     data = text.encode() if isinstance(text, str) else bytes(text)
-    at = int(found.group(1))
+    found = _BYTE.search(message)
+    if found:
+        at, message = int(found.group(1)), message[:found.start()]
+    elif "truncated" in message:
+        at = len(data)
+    else:
+        return f"not JSON: {cut(message.removeprefix('JSON is malformed: '))}"
     line, column = data.count(b"\n", 0, at) + 1, at - (data.rfind(b"\n", 0, at) + 1) + 1
-    return f"line {line}, column {column}: not JSON: {cut(message[:found.start()].removeprefix('JSON is malformed: '))}"
+    return f"line {line}, column {column}: not JSON: {cut(message.removeprefix('JSON is malformed: '))}"
 
 
 def read_file(path: str | os.PathLike, type: type[T] | Any = Any, what: str | None = None) -> T:

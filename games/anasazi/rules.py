@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from games.anasazi import legality as lg
+from games.anasazi import validation
 from games.anasazi.actions import (
     ACTION_TYPES, BuildCamp, ExtendMarker, LookTower, Pass, PlaceMarker, TakeTreasure, extend,
     parse_action,
@@ -30,12 +31,10 @@ from games.anasazi.components import (
 )
 from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
-from games.anasazi import validation
 from geomsim.reading import DataError, cut, decode
-from geomsim.rules import read_state_json
 from geomsim.rules import (
     Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Rule, State,
-    Violation,
+    Violation, read_state_json,
 )
 
 STATE = "games.anasazi.rules:AnasaziState"

@@ -3,6 +3,7 @@ and the overhead of a Dask cluster over local processes.
 
     .venv/bin/python benchmarks/bench_analysis.py                 # every game that loads
     .venv/bin/python benchmarks/bench_analysis.py --games anasazi --bots greedy --seconds 8
+    .venv/bin/python benchmarks/bench_analysis.py --games anasazi --dask-only --per-thread 2,4,8
 
 Each batch goes through `geomsim.analysis.run_batch` (rows written to a temporary folder, as
 `geomsim analyze` does). Pools are started and warmed up (one game per worker) before the clock
@@ -13,7 +14,8 @@ about `--seconds`; configurations alternate `--repeat` times and the best rate o
 CPU per game counts this process and its workers (joined at the end), so it is meaningful on a
 loaded machine too; 2 x CPU(1 worker) / CPU(2 workers) is the speed-up 2 idle cores would give
 (the CPU of this process — dispatch, rows, JSON — is the batch machinery's own cost).
-Target: 2 workers >= 1.8 x one worker for Anasazi.
+Targets: 2 workers >= 1.8 x one worker for Anasazi; Dask <= 1.10 x the time of local
+processes on one-game tasks of about 80 ms (Anasazi, 4 random players, on this machine).
 """
 
 from __future__ import annotations
@@ -21,12 +23,24 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import geomsim
-from geomsim.analysis import Batch, Pool, dask_pool, lineup_of, local_pool, run_batch, run_games
+from geomsim.analysis import (
+    DASK_TASKS_PER_THREAD,
+    Batch,
+    Pool,
+    dask_pool,
+    lineup_of,
+    local_pool,
+    run_batch,
+    run_games,
+)
 
 
 def timed_batch(batch: Batch, pool: Pool, chunk: int | None = None) -> float:
@@ -74,9 +88,12 @@ def cpu_per_game(batch: Batch, workers: int) -> tuple[float, float]:
 
 
 def bench_game(name: str, players: int, bots: list[str], seconds: float, repeat: int,
-               dask: bool) -> None:
+               dask: bool, per_thread: Sequence[int], dask_only: bool) -> None:
     """Print one row: 1 and 2 local workers (automatic chunks and one game a task)."""
     batch = size_batch(name, players, lineup_of(bots, players), seconds)
+    if dask_only:
+        bench_dask(batch, repeat, per_thread)
+        return
     start = time.perf_counter()
     two = local_pool(2)
     started = time.perf_counter() - start
@@ -95,14 +112,16 @@ def bench_game(name: str, players: int, bots: list[str], seconds: float, repeat:
           f"{1000 * cpu2:.2f} | {1000 * main2:.3f} | {min(2.0, 2 * cpu1 / cpu2):.2f} | "
           f"{best['2, 1 a task']:,.1f} | {1000 * started:.0f} |", flush=True)
     if dask:
-        bench_dask(batch, repeat)
+        bench_dask(batch, repeat, per_thread)
 
 
 DASK_ROWS: list[str] = []
 
 
-def bench_dask(batch: Batch, repeat: int) -> None:
-    """Dask (2 worker processes) against 2 local processes, alternated, best of `repeat`."""
+def bench_dask(batch: Batch, repeat: int, per_thread: Sequence[int]) -> None:
+    """Dask (2 worker processes) against 2 local processes, alternated `repeat` times: median
+    rates, and the median of each round's Dask time over its local time; Dask keeping each of
+    `per_thread` tasks per worker thread in flight (`Pool.capacity`)."""
     from distributed import LocalCluster
 
     start = time.perf_counter()
@@ -113,20 +132,40 @@ def bench_dask(batch: Batch, repeat: int) -> None:
     local = local_pool(2)
     warm(dask, batch, 2)
     warm(local, batch, 2)
+    pools = {"local": local, **{f"dask {k}": replace(dask, capacity=2 * k) for k in per_thread}}
     for chunk in (None, 1):
-        rate = {"dask": 0.0, "local": 0.0}
+        seconds: dict[str, list[float]] = {name: [] for name in pools}
         for _ in range(repeat):
-            rate["dask"] = max(rate["dask"], batch.games / timed_batch(batch, dask, chunk))
-            rate["local"] = max(rate["local"], batch.games / timed_batch(batch, local, chunk))
+            for name, pool in pools.items():
+                seconds[name].append(timed_batch(batch, pool, chunk))
+        rate = {name: batch.games / statistics.median(t) for name, t in seconds.items()}
         tasks = batch.games if chunk == 1 else None
-        extra = ("" if tasks is None else
-                 f"{1000 * (1 / rate['dask'] - 1 / rate['local']) * batch.games / tasks:+.2f}")
-        DASK_ROWS.append(f"| {batch.game} | {chunk or 'auto'} | {rate['dask']:,.1f} | "
-                         f"{rate['local']:,.1f} | {rate['local'] / rate['dask']:.2f} | {extra} | "
-                         f"{up:.1f} |")
+        for k in per_thread:
+            dask_rate = rate[f"dask {k}"]
+            # Each round's Dask time over the local time of the same round: the load of a
+            # shared machine drifts between rounds more than within one.
+            ratio = statistics.median(d / s for d, s in zip(seconds[f"dask {k}"], seconds["local"]))
+            extra = ("" if tasks is None else
+                     f"{1000 * (1 / dask_rate - 1 / rate['local']) * batch.games / tasks:+.2f}")
+            DASK_ROWS.append(f"| {batch.game} | {chunk or 'auto'} | {k} | {dask_rate:,.1f} | "
+                             f"{rate['local']:,.1f} | {ratio:.2f} | {extra} | {up:.1f} |")
     local.close()
     dask.close()
     cluster.close()
+
+
+def bench_latency(latency: float, seconds: float, repeat: int, per_thread: Sequence[int]) -> None:
+    """Dask against local processes on tasks that wait `latency` seconds each (about `seconds`
+    of waiting in all): what is left is the cost of scheduling, not of computing."""
+    os.environ["GEOMSIM_TEST_SLOW"] = str(latency)  # read by the workers as they start
+    batch = Batch("tests.test_analysis:SLOW_BID", 2, ("random", "random"),
+                  games=max(8, int(seconds / latency)))
+    print(f"load average {os.getloadavg()[0]:.1f}; {batch.games} games sleeping {latency} s each")
+    bench_dask(batch, repeat, per_thread)
+    print("| game | games/task | tasks in flight per thread | Dask games/s | local games/s | "
+          "Dask time / local | extra ms per task | cluster start s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(DASK_ROWS))
 
 
 def main() -> None:
@@ -139,7 +178,23 @@ def main() -> None:
                         help="length of a one-worker batch (default 4)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each configuration")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask comparison")
+    parser.add_argument("--dask-only", action="store_true", help="only the Dask comparison")
+    parser.add_argument("--per-thread", default=f"2,{DASK_TASKS_PER_THREAD}",
+                        help="Dask tasks in flight per worker thread to compare "
+                             f"(default 2,{DASK_TASKS_PER_THREAD}: the old and the current cap)")
+    parser.add_argument("--latency", type=float, default=None, metavar="SECONDS",
+                        help="instead of real games, compare Dask on one-game tasks that sleep "
+                             "SECONDS (the tests' slowed toy game; run from the project folder "
+                             "with PYTHONPATH=.): scheduling round trips without CPU contention")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.seconds, args.repeat, args.no_dask = "cibola", 0.2, 1, True
+    if args.latency is not None:
+        bench_latency(args.latency, args.seconds, args.repeat,
+                      [int(k) for k in args.per_thread.split(",")])
+        return
     try:
         import distributed  # noqa: F401
         dask = not args.no_dask
@@ -158,12 +213,13 @@ def main() -> None:
             print(f"| {name} | cannot load: {type(e).__name__}: {e} |")
             continue
         bench_game(name, args.players or game.max_players, args.bots.split(","), args.seconds,
-                   args.repeat, dask)
+                   args.repeat, dask, [int(k) for k in args.per_thread.split(",")],
+                   args.dask_only)
     if DASK_ROWS:
         print("\nDask LocalCluster (2 worker processes, 1 thread each) against 2 local processes:")
-        print("| game | games/task | Dask games/s | local games/s | Dask time / local | "
-              "extra ms per task | cluster start s |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print("| game | games/task | tasks in flight per thread | Dask games/s | local games/s | "
+              "Dask time / local | extra ms per task | cluster start s |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         print("\n".join(DASK_ROWS))
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 

@@ -56,7 +56,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50, help="random games per player count")
     parser.add_argument("--poses", type=int, default=10_000, help="poses per batched check")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.poses = 1, 100
     rows = []
 
     state = full_table()

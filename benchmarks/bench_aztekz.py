@@ -79,7 +79,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100, help="games per interface row")
     parser.add_argument("--compiled-games", type=int, default=2000, help="games per compiled row")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.compiled_games = 1, 2
     GAME.random_playouts([GAME.new_state(2, seed=0)])  # compile (or load the cache) untimed
     print(f"{'players':>7} {'chooser':>8} {'games/s':>8} {'decisions/game':>14} "
           f"{'decisions/s':>11} {'turns/game':>10}")

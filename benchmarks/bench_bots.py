@@ -54,7 +54,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.iterations, args.repeat = 2, 1
     bot = ISMCTSBot(iterations=args.iterations)
     print(f"| game | players | ismcts:{args.iterations}, interface rollouts ms | compiled rollouts ms | speed-up |")
     print("|---|---:|---:|---:|---:|")

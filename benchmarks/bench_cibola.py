@@ -144,7 +144,11 @@ def main() -> None:
     parser.add_argument("--gc-freeze", action="store_true",
                         help="gc.freeze() before the compiled rows (numba's import leaves about "
                              "100,000 objects that Python's cyclic collector walks again and again)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.compiled_games, args.batch = 2, 4, 2
     print(f"{'players':>7} {'random games/s':>15} {'actions/game':>13} {'actions/s':>10} "
           f"{'harness-style games/s':>22}")
     for players in (2, 3, 4):

@@ -28,9 +28,11 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,12 +41,14 @@ import click
 import numpy as np
 
 from geomsim.bots import make_bot, play_compiled, play_game
-from geomsim.files import write_text
+from geomsim.cli import OutputPath, UserError, read_json
+from geomsim.files import WriteError, write_error, write_text
 from geomsim.registry import load_game
-from geomsim.rules import Game
+from geomsim.rules import Game, win_shares
 
 ROWS = "games.jsonl"
 BATCH = "batch.json"
+MAX_ROW_BYTES = 1 << 20  # a row is a few hundred bytes: a longer line is not a row
 Z95 = 1.959963984540054
 
 
@@ -153,27 +157,84 @@ class InlineExecutor(Executor):
         return future
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is handled by the main process alone."""
+def _worker_init(parent: int) -> None:
+    """Worker initializer: Ctrl-C is handled by the main process alone, SIGTERM (as `abandon`
+    sends) ends the worker quietly, and the worker ends when the main process does."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the batch's SIGTERM handler, which raises KeyboardInterrupt
+    # and would print a worker's traceback.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int, poll: float = 0.2) -> None:
+    """End this process (`os._exit`) within `poll` seconds of process `parent` ending, also by
+    SIGKILL, which no handler of the parent can catch (POSIX; elsewhere nothing is done).
+
+    A watchdog thread sees the parent end as this process's parent pid changing (it is
+    re-parented to init or a subreaper). Linux's parent-death signal (``PR_SET_PDEATHSIG``)
+    is not used: it fires when the *thread* that forked the worker ends, and a pool's workers
+    are forked by whichever thread first submits to it.
+    """
+    if os.name != "posix":
+        return
+    ppid = os.getppid()  # `parent` itself, or the fork server that started this worker
+    try:
+        os.kill(parent, 0)
+    except ProcessLookupError:  # the parent ended before the watch began
+        os._exit(1)
+    except PermissionError:
+        pass
+
+    def watch() -> None:
+        while os.getppid() == ppid:
+            time.sleep(poll)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="geomsim-parent-watch", daemon=True).start()
+
+
+class PoolLost(Exception):
+    """The workers or the scheduler of a batch are gone (killed, out of memory, no workers)."""
+
+
+def _nothing() -> None:
+    pass
+
+
+def _no_reason(e: BaseException) -> None:
+    return None
 
 
 @dataclass
 class Pool:
-    """An executor, how many tasks to keep in flight on it, and how to stop it at once."""
+    """An executor, how many tasks to keep in flight on it, and how to stop it at once.
+
+    `check` is called while waiting for tasks (every `CHECK_SECONDS`) and raises `PoolLost`
+    when the pool can no longer finish them; `lost` says why the pool died when a task's
+    result raised that exception (None: the task itself failed).
+    """
 
     executor: Executor
     capacity: int
-    close: Callable[[], None] = lambda: None
-    abandon: Callable[[], None] = lambda: None
+    close: Callable[[], None] = _nothing
+    abandon: Callable[[], None] = _nothing
+    check: Callable[[], None] = _nothing
+    lost: Callable[[BaseException], str | None] = _no_reason
+
+
+CHECK_SECONDS = 1.0
+LOCAL_TASKS_PER_WORKER = 2  # a task queued behind the running one: no worker waits for the next
+DASK_TASKS_PER_THREAD = 8  # Dask needs more to hide its round trips (benchmarks/README.md)
 
 
 def local_pool(workers: int, mp_context: Any = None) -> Pool:
-    """In-process for one worker, else a `ProcessPoolExecutor` of `workers` processes."""
+    """In-process for one worker, else a `ProcessPoolExecutor` of `workers` processes, which
+    end with this process (`die_with_parent`)."""
     if workers <= 1:
         return Pool(InlineExecutor(), 1)
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=mp_context,
-                                   initializer=_ignore_sigint)
+                                   initializer=_worker_init, initargs=(os.getpid(),))
 
     def abandon() -> None:
         # Running games are dropped (their seeds are redone on --resume), not waited for.
@@ -182,21 +243,49 @@ def local_pool(workers: int, mp_context: Any = None) -> Pool:
         for process in processes:
             process.terminate()
 
-    return Pool(executor, 2 * workers, lambda: executor.shutdown(wait=True), abandon)
+    def lost(e: BaseException) -> str | None:
+        return ("a worker process ended abruptly (killed, or out of memory)"
+                if isinstance(e, BrokenProcessPool) else None)
+
+    return Pool(executor, LOCAL_TASKS_PER_WORKER * workers, lambda: executor.shutdown(wait=True),
+                abandon, lost=lost)
 
 
-def dask_pool(address: str) -> Pool:
-    """The executor of a Dask client connected to the scheduler at `address`."""
+def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
+    """The executor of a Dask client connected to the scheduler at `address`.
+
+    Waits up to `worker_timeout` seconds for a worker to join, and fails a batch whose cluster
+    has had no worker that long, or whose scheduler is gone (`PoolLost`).
+    """
     try:
         from distributed import Client
     except ImportError:
-        raise _user_error("--scheduler needs Dask: pip install 'geomsim[distributed]'") from None
+        raise UserError("--scheduler needs Dask: pip install 'geomsim[distributed]'") from None
+    _quiet_dask()
     try:
         client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as e:
-        raise _user_error(f"--scheduler {address}: cannot connect: {e}") from None
+        raise UserError(f"--scheduler {address}: cannot connect: {e}") from None
+    try:
+        client.wait_for_workers(1, timeout=worker_timeout)
+    except (TimeoutError, OSError):
+        client.close()
+        raise UserError(f"--scheduler {address}: no worker joined within {worker_timeout:g} s "
+                        f"(start one with: dask worker {address})") from None
     threads = sum(client.nthreads().values()) or 1
     executor = client.get_executor(pure=False)
+    idle_since: list[float] = []
+
+    def check() -> None:
+        if client.status not in ("running", "connecting"):
+            raise PoolLost(f"lost the Dask scheduler at {address}")
+        if client.scheduler_info().get("workers"):
+            idle_since.clear()
+            return
+        idle_since[:] = idle_since or [time.monotonic()]
+        if time.monotonic() - idle_since[0] > worker_timeout:
+            raise PoolLost(f"the Dask scheduler at {address} has had no worker for "
+                           f"{worker_timeout:g} s")
 
     def close() -> None:
         executor.shutdown(wait=True)
@@ -206,7 +295,32 @@ def dask_pool(address: str) -> Pool:
         executor.shutdown(wait=False)
         client.close()
 
-    return Pool(executor, 2 * threads, close, abandon)
+    def lost(e: BaseException) -> str | None:
+        from concurrent.futures import CancelledError
+
+        from distributed.scheduler import KilledWorker
+
+        if isinstance(e, KilledWorker):
+            return f"Dask workers died playing the same task again and again ({e})"
+        if not isinstance(e, (CancelledError, OSError, TimeoutError)):
+            return None
+        if client.status != "running":
+            return f"lost the Dask scheduler at {address}"
+        return f"the Dask cluster at {address} lost a task ({type(e).__name__}: {e})"
+
+    return Pool(executor, DASK_TASKS_PER_THREAD * threads, close, abandon, check, lost)
+
+
+def _quiet_dask() -> None:
+    """Keep Dask's own logging (reconnection attempts, tracebacks of a lost scheduler) off the
+    terminal: a batch reports a lost cluster in one line of its own."""
+    import logging
+
+    import distributed  # noqa: F401 (it sets up its loggers on import)
+
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.startswith("distributed"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 # -- rows on disk ----------------------------------------------------------------------------------
@@ -216,31 +330,80 @@ def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
     """The complete rows of a ``games.jsonl``; a partly written last line is dropped.
 
     Every row is written as one line ending in a newline, so text after the last newline is a
-    row cut short by a kill. With `repair` the file is truncated to its complete rows, so that
-    appending continues on a fresh line. A bad complete line is an error naming its number.
+    row cut short by a kill (NUL bytes at the end: blocks a power loss left unwritten). With
+    `repair` the file is truncated to its complete rows, so that appending continues on a fresh
+    line. A bad complete line (not JSON, not a row, a seed seen before) is a `UserError`
+    naming the file and the line.
     """
-    if not path.exists():
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return []
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    rows = []
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+    end = data.rstrip(b"\0").rfind(b"\n") + 1
+    rows: list[dict[str, Any]] = []
+    lines: dict[int, int] = {}  # seed -> line
     for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
-        except ValueError:
-            raise _user_error(f"{path}: line {number} is not a JSON row") from None
+            row = _parse_row(line)
+            if row["seed"] in lines:
+                raise ValueError(f"seed {row['seed']} is also the row of line {lines[row['seed']]}")
+        except ValueError as e:
+            raise UserError(f"{path}: line {number}: {e}") from None
+        lines[row["seed"]] = number
+        rows.append(row)
     if repair and end != len(data):
-        with open(path, "r+b") as f:
-            f.truncate(end)
+        try:
+            with open(path, "r+b") as f:
+                f.truncate(end)
+        except OSError as e:
+            raise write_error(path, e) from None
     return rows
 
 
-def _user_error(message: str) -> click.ClickException:
-    from geomsim.cli import UserError
+ROW_FIELDS = {"game": str, "seed": int, "players": int, "bots": list, "scores": list,
+              "winners": list, "length": int, "finished": bool}
 
-    return UserError(message)
+
+def _parse_row(line: bytes) -> dict[str, Any]:
+    """The row of one line of ``games.jsonl``; `ValueError` saying what is wrong with it (the
+    fields the summary reads, and their types)."""
+    if len(line) > MAX_ROW_BYTES:
+        raise ValueError(f"{len(line):,} bytes, more than a row may have ({MAX_ROW_BYTES:,})")
+    try:
+        row = json.loads(line)
+    except (ValueError, RecursionError):
+        raise ValueError("not a JSON row") from None
+    if not isinstance(row, dict):
+        raise ValueError("not a JSON object (a row is one)")
+    for name, kind in ROW_FIELDS.items():
+        if name not in row:
+            raise ValueError(f"the row has no {name!r}")
+        value = row[name]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{name}: {value!r:.40} is not {'an' if kind is int else 'a'} "
+                             f"{kind.__name__}")
+    _check_seats(row)
+    return row
+
+
+def _check_seats(row: dict[str, Any]) -> None:
+    """One bot and one finite score per player; winners among the players."""
+    players = row["players"]
+    if players < 1 or not (len(row["bots"]) == len(row["scores"]) == players):
+        raise ValueError(f"players {players}: bots and scores must name one per player")
+    if not all(isinstance(b, str) for b in row["bots"]):
+        raise ValueError("bots: each is a bot spec (text)")
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+               for x in row["scores"]):
+        raise ValueError("scores: each is a finite number")
+    if not all(type(w) is int and 0 <= w < players for w in row["winners"]):
+        raise ValueError(f"winners: each is a player from 0 to {players - 1}")
+    if not isinstance(row.get("figures", {}), dict):
+        raise ValueError("figures: not a JSON object")
 
 
 def _row_line(row: dict[str, Any]) -> str:
@@ -322,58 +485,124 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     """Play the batch's games into ``out/games.jsonl`` and return all its rows, sorted by seed.
 
     With `resume`, the complete rows already there are kept and only missing seeds are played;
-    otherwise the file is started afresh. Rows are appended as games finish; at the end the
-    file is rewritten sorted by seed. Each task plays `chunk` games (None: sized automatically,
-    see `_Chunker`). Raises `Interrupted` on Ctrl-C or SIGTERM (pending games cancelled,
-    written rows kept) and `GameFailed` when a game raises.
+    otherwise the file is started afresh. Rows are appended as games finish (and synced to the
+    disk at least every `SYNC_SECONDS`); at the end the file is rewritten sorted by seed. Each
+    task plays `chunk` games (None: sized automatically, see `_Chunker`). Raises `Interrupted`
+    on Ctrl-C or SIGTERM, `Stopped` when the pool dies, a game raises or the rows cannot be
+    written: pending games are cancelled, written rows kept.
     """
     from tqdm import tqdm
 
-    out.mkdir(parents=True, exist_ok=True)
     path = out / ROWS
     rows = read_rows(path, repair=True) if resume else []
+    _check_rows_fit(batch, rows, path)
     done = {r["seed"] for r in rows}
     todo = [s for s in batch.seeds() if s not in done]
     write_text(out / BATCH, json.dumps(batch.record(), indent=1) + "\n")
-    pending: set[Future] = set()
-    chunker = _Chunker(todo, pool.capacity, chunk)
-    work = iter(chunker)
     bar = tqdm(total=batch.games, initial=batch.games - len(todo), unit="game", file=sys.stderr,
                disable=(not sys.stderr.isatty()) if progress is None else not progress,
                dynamic_ncols=True, smoothing=0.1)
     try:
-        with open(path, "a" if resume else "w", encoding="utf-8") as f, _sigterm_as_interrupt():
-            while True:
-                for seeds in work:
-                    tasks = [(s, batch.lineup(s)) for s in seeds]
-                    pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
-                                                     batch.start, batch.max_steps, batch.compiled))
-                    if len(pending) >= pool.capacity:
-                        break
-                if not pending:
-                    break
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    done_rows = future.result()
-                    f.write("".join(_row_line(row) for row in done_rows))
-                    f.flush()  # the rows of a task finish together: on disk before the next wait
-                    rows.extend(done_rows)
-                    chunker.record(done_rows)
-                    bar.update(len(done_rows))
+        f = open(path, "a" if resume else "w", encoding="utf-8")
+    except OSError as e:
+        raise write_error(path, e) from None
+    pending: set[Future] = set()
+    try:
+        with _sigterm_as_interrupt():
+            _play(batch, pool, _Chunker(todo, pool.capacity, chunk), pending, f, rows, bar)
+        _append(f, [], sync=True)
     except KeyboardInterrupt:
-        for future in pending:
-            future.cancel()
-        pool.abandon()
+        _abandon(pool, pending)
         raise Interrupted(len(rows), batch.games) from None
+    except (GameFailed, PoolLost, WriteError) as e:
+        _abandon(pool, pending)
+        raise Stopped(str(e), len(rows), batch.games) from None
     except BaseException:
-        for future in pending:
-            future.cancel()
-        pool.abandon()
+        _abandon(pool, pending)
         raise
     finally:
         bar.close()
+        with suppress(OSError):  # synced above, or failed already: the first error is reported
+            f.close()
     write_sorted(path, rows)
     return sorted(rows, key=lambda r: r["seed"])
+
+
+SYNC_SECONDS = 1.0  # a power loss costs at most the rows of about this long (redone on --resume)
+
+
+def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future], f: Any,
+          rows: list[dict[str, Any]], bar: Any) -> None:
+    """Keep `pool.capacity` tasks in flight; append each finished task's rows to `f`."""
+    work = iter(chunker)
+    synced = time.monotonic()
+    while True:
+        for seeds in work:
+            tasks = [(s, batch.lineup(s)) for s in seeds]
+            pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
+                                             batch.start, batch.max_steps, batch.compiled))
+            if len(pending) >= pool.capacity:
+                break
+        if not pending:
+            break
+        finished, still = wait(pending, timeout=CHECK_SECONDS, return_when=FIRST_COMPLETED)
+        pending.intersection_update(still)
+        if not finished:
+            pool.check()
+        for future in finished:
+            try:
+                done_rows = future.result()
+            except Exception as e:
+                reason = pool.lost(e)
+                if reason is None:
+                    raise
+                raise PoolLost(reason) from None
+            _append(f, done_rows, sync=False)
+            rows.extend(done_rows)
+            chunker.record(done_rows)
+            bar.update(len(done_rows))
+        if time.monotonic() - synced > SYNC_SECONDS:
+            _append(f, [], sync=True)
+            synced = time.monotonic()
+
+
+def _append(f: Any, rows: Sequence[dict[str, Any]], sync: bool) -> None:
+    """Append rows to the open rows file, flushed (and with `sync` on the disk); a failure
+    is a `WriteError` naming the file."""
+    try:
+        f.write("".join(_row_line(row) for row in rows))
+        f.flush()  # the rows of a task finish together: in the file before the next wait
+        if sync:
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise write_error(f.name, e) from None
+
+
+def _abandon(pool: Pool, pending: set[Future]) -> None:
+    for future in pending:
+        future.cancel()
+    pool.abandon()
+
+
+def _check_rows_fit(batch: Batch, rows: Sequence[dict[str, Any]], path: Path) -> None:
+    """Refuse to resume with a batch that would leave rows out: the rows, the summary and
+    ``batch.json`` must describe the same games (a batch may grow, never shrink)."""
+    seeds = batch.seeds()
+    outside = [r["seed"] for r in rows if r["seed"] not in seeds]
+    if outside:
+        needed = max(outside) - batch.seed + 1
+        raise UserError(f"{path} holds {len(rows)} games, up to seed {max(outside)}, more than "
+                        f"this batch of {batch.games} from seed {batch.seed}: resume with --games "
+                        f"{needed} or more, or start over with --force")
+
+
+class Stopped(Exception):
+    """The batch stopped before its end (a game failed, the pool died, a write failed);
+    `written` rows are on disk and ``--resume`` continues."""
+
+    def __init__(self, reason: str, written: int, total: int):
+        self.reason, self.written, self.total = reason, written, total
+        super().__init__(f"{reason}; {written} of {total} games are kept")
 
 
 # -- summary ---------------------------------------------------------------------------------------
@@ -400,8 +629,7 @@ def describe(values: Sequence[float]) -> dict[str, float]:
 
 
 def _share(row: dict[str, Any], seat: int) -> float:
-    winners = row["winners"]
-    return 1 / len(winners) if seat in winners else 0.0
+    return win_shares(row["players"], row["winners"])[seat]
 
 
 def _rate(wins: float, n: int) -> dict[str, Any]:
@@ -409,7 +637,16 @@ def _rate(wins: float, n: int) -> dict[str, Any]:
     return {"games": n, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [low, high]}
 
 
-def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+class Summary(dict):
+    """The summary of a batch (`summarize`): a dict, shown in notebooks as its Markdown tables."""
+
+    def _repr_html_(self) -> str:
+        from geomsim.notebook import markdown_html
+
+        return markdown_html(summary_markdown(self))
+
+
+def summarize(rows: Iterable[dict[str, Any]]) -> Summary:
     """Win rates by seat and by bot (Wilson 95%), scores, length and figures of the rows.
 
     A win shared by k players counts 1/k for each. Unfinished games count as played, not won.
@@ -417,7 +654,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """
     rows = sorted(rows, key=lambda r: r["seed"])
     if not rows:
-        return {"games": 0}
+        return Summary(games=0)
     players = rows[0]["players"]
     seats = []
     for s in range(players):
@@ -432,7 +669,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
             entry["scores"].append(r["scores"][s])
     by_bot = [{"bot": name, **_rate(sum(e["wins"]), len(e["wins"])), "score": describe(e["scores"])}
               for name, e in sorted(bots.items())]
-    return {
+    return Summary({
         "game": rows[0]["game"], "players": players, "games": len(rows),
         "finished": sum(bool(r["finished"]) for r in rows),
         "shared_wins": sum(len(r["winners"]) > 1 for r in rows),
@@ -441,7 +678,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "by_seat": seats, "by_bot": by_bot,
         "length": describe([r["length"] for r in rows]),
         "figures": _figures(rows),
-    }
+    })
 
 
 def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -460,7 +697,16 @@ def _pct(x: float) -> str:
 
 
 def _num(x: float) -> str:
-    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+    """A statistic in a table: 3 significant digits below 100, one decimal above, never an
+    exponent for the numbers of a game (999.5 is 999.5, not 1e+03)."""
+    if math.isfinite(x) and x == int(x):
+        return f"{int(x)}"
+    return f"{x:.3g}" if abs(x) < 100 else f"{x:.1f}".removesuffix(".0")
+
+
+def _wins(x: float) -> str:
+    """A count of wins, shared wins counted 1/k each: exact to two decimals (942.5, 333.33)."""
+    return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
 def _stats_cells(d: dict[str, float]) -> list[str]:
@@ -500,7 +746,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
 
 def _rate_line(label: str, d: dict[str, Any]) -> str:
     low, high = d["ci95"]
-    return (f"| {label} | {d['games']} | {_num(d['wins'])} | {_pct(d['win_rate'])} | "
+    return (f"| {label} | {d['games']} | {_wins(d['wins'])} | {_pct(d['win_rate'])} | "
             f"{_pct(low)}–{_pct(high)} | " + " | ".join(_stats_cells(d["score"])) + " |")
 
 
@@ -528,7 +774,9 @@ def _rate_panel(ax: Any, entries: Sequence[dict[str, Any]], key: str, even: floa
     low = np.array([e["ci95"][0] for e in entries])
     high = np.array([e["ci95"][1] for e in entries])
     ax.bar(x, rate, color="#1f77b4", alpha=0.8)
-    ax.errorbar(x, rate, yerr=[rate - low, high - rate], fmt="none", ecolor="black", capsize=4)
+    # Wilson's bounds may fall a rounding error inside a rate of 0 or 1.
+    ax.errorbar(x, rate, yerr=np.maximum([rate - low, high - rate], 0.0), fmt="none",
+                ecolor="black", capsize=4)
     ax.axhline(even, color="grey", linestyle="--", linewidth=1, label=f"even chance {_pct(even)}")
     ax.set_xticks(x, [f"{e[key]}\n{_pct(e['win_rate'])}" for e in entries])
     ax.set_ylim(0, 1)
@@ -584,12 +832,12 @@ def scenario_start(path: Path, game_spec: str) -> tuple[int, str]:
         scenario = load_scenario(path, load=resolve_game)
         state = scenario.state_at("end")
     except (ValueError, KeyError) as e:  # ScenarioError, IllegalAction: one line each
-        raise _user_error(f"--from {path}: {e}") from None
+        raise UserError(f"--from {path}: {e}") from None
     game = resolve_game(game_spec)
     if scenario.game is not game and scenario.game.name != game.name:
-        raise _user_error(f"--from {path}: the scenario plays {scenario.game.name}, not {game.name}")
+        raise UserError(f"--from {path}: the scenario plays {scenario.game.name}, not {game.name}")
     if state.is_over():
-        raise _user_error(f"--from {path}: the game is already over at the end of the scenario")
+        raise UserError(f"--from {path}: the game is already over at the end of the scenario")
     return scenario.players, state.to_json()
 
 
@@ -609,26 +857,26 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
     try:
         game = resolve_game(game_name)
     except Exception as e:
-        raise _user_error(str(e) if ":" not in game_name else f"{game_name}: {e}") from None
+        raise UserError(str(e) if ":" not in game_name else f"{game_name}: {e}") from None
     start = None if scenario is None else scenario_start(scenario, game_name)
     if start is not None and players not in (None, start[0]):
-        raise _user_error(f"--players {players}: the scenario {scenario} has {start[0]} players")
+        raise UserError(f"--players {players}: the scenario {scenario} has {start[0]} players")
     players = players or (start[0] if start else game.max_players)
     specs = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         game.check_players(players)
         lineup = lineup_of(specs, players)
         for spec in set(lineup):
-            make_bot(spec)
+            make_bot(spec, game)
     except ValueError as e:
-        raise _user_error(str(e)) from None
+        raise UserError(str(e)) from None
     if compiled:
         try:
             game.require_playouts()
         except NotImplementedError as e:
-            raise _user_error(f"--compiled: {e}") from None
+            raise UserError(f"--compiled: {e}") from None
     if compiled and set(lineup) != {"random"}:
-        raise _user_error(f"--compiled plays random players only, not {', '.join(sorted(set(lineup) - {'random'}))}")
+        raise UserError(f"--compiled plays random players only, not {', '.join(sorted(set(lineup) - {'random'}))}")
     return Batch(game_name, players, lineup, seed, games, not fixed_seats,
                  None if start is None else start[1],
                  None if scenario is None else str(scenario), max_steps, compiled)
@@ -639,20 +887,27 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
     rows = out / ROWS
     if not resume:
         if rows.exists() and rows.stat().st_size and not force:
-            raise _user_error(f"{rows} already holds games: add --resume to continue that batch "
+            raise UserError(f"{rows} already holds games: add --resume to continue that batch "
                               "or --force to start over")
         return
     recorded = out / BATCH
     if not recorded.exists():
         if rows.exists() and rows.stat().st_size:
-            raise _user_error(f"--resume: {recorded} is missing, cannot tell which batch {rows} holds")
+            raise UserError(f"--resume: {recorded} is missing, cannot tell which batch {rows} holds")
         return
-    old = json.loads(recorded.read_text(encoding="utf-8"))
+    old = read_json(recorded)
+    if not isinstance(old, dict):
+        raise UserError(f"{recorded}: line 1: not a batch record (a JSON object)")
     new = batch.record()
     for key, value in new.items():
         if key not in ("games", "start_name") and old.get(key) != value:
-            raise _user_error(f"--resume: {out} holds another batch: {key} was {old.get(key)!r}, "
+            raise UserError(f"--resume: {out} holds another batch: {key} was {old.get(key)!r}, "
                               f"now {value!r}")
+
+
+def _kept(written: int, total: int, output: Path) -> str:
+    return (f"{written} of {total} games are in {output / ROWS}; run the same command with "
+            "--resume to continue")
 
 
 @click.command("analyze")
@@ -672,8 +927,11 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
               help="Local worker processes (default: one per core; 1 runs in this process).")
 @click.option("--scheduler", metavar="ADDRESS",
               help="Run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786).")
-@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
+@click.option("-o", "--output", type=OutputPath(folder=True),
               default=Path("results"), show_default=True, help="Folder for rows, summary and plot.")
+@click.option("--worker-timeout", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="With --scheduler: seconds to wait for a Dask worker, at the start or when "
+                   "the cluster has none left.")
 @click.option("--resume", is_flag=True, help="Continue the batch in the output folder.")
 @click.option("--force", is_flag=True, help="Start over, replacing the rows in the output folder.")
 @click.option("--fixed-seats", is_flag=True,
@@ -689,33 +947,50 @@ def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
               help="Play random line-ups with the game's compiled random player: the same law of "
                    "games, many times faster, to the end (--max-steps does not apply), without "
                    "game figures (Cibola, Aztekz).")
+@click.option("--report", "report", is_flag=True,
+              help="Also write OUTPUT/report.html (see geomsim report).")
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
                     scenario: Path | None, workers: int | None, scheduler: str | None,
-                    output: Path, resume: bool, force: bool, fixed_seats: bool, chunk: int | None,
-                    max_steps: int, progress: bool | None, no_plot: bool, compiled: bool) -> None:
+                    output: Path, worker_timeout: float, resume: bool, force: bool,
+                    fixed_seats: bool, chunk: int | None, max_steps: int, progress: bool | None,
+                    no_plot: bool, compiled: bool, report: bool) -> None:
     """Play many games of GAME with bots and summarize who wins.
 
-    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md
-    and analysis.png. Ctrl-C keeps the rows written; --resume continues.
+    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md,
+    metrics.json, metrics.md and analysis.png (and report.html with --report). Ctrl-C keeps
+    the rows written; --resume continues.
     """
     if workers is not None and scheduler is not None:
-        raise _user_error("give --workers or --scheduler, not both")
+        raise UserError("give --workers or --scheduler, not both")
     if resume and force:
-        raise _user_error("give --resume or --force, not both")
+        raise UserError("give --resume or --force, not both")
     batch = _batch_from_options(game_name, players, bots, games, seed, scenario, fixed_seats,
                                 max_steps, compiled)
     _check_resume(output, batch, resume, force)
-    pool = dask_pool(scheduler) if scheduler else local_pool(workers or _default_workers())
+    pool = (dask_pool(scheduler, worker_timeout) if scheduler
+            else local_pool(workers or _default_workers()))
     try:
         rows = run_batch(batch, output, pool, resume=resume, chunk=chunk, progress=progress)
     except Interrupted as e:
-        click.echo(f"geomsim: interrupted: {e.written} of {e.total} games are in "
-                   f"{output / ROWS}; run the same command with --resume to continue", err=True)
+        click.echo(f"geomsim: interrupted: {_kept(e.written, e.total, output)}", err=True)
         raise click.exceptions.Exit(130) from None
-    except GameFailed as e:
-        raise _user_error(f"{e}; the rows written so far are kept (--resume continues)") from None
+    except Stopped as e:
+        raise UserError(f"{e.reason}; {_kept(e.written, e.total, output)}") from None
     pool.close()
     summary = write_summary(output, rows, plot=not no_plot)
     click.echo(summary_markdown(summary))
+    _write_metrics_and_report(output, rows, report)
     click.echo(f"wrote {output / ROWS}, summary.json, summary.md"
-               + ("" if no_plot else ", analysis.png"))
+               + ("" if no_plot else ", analysis.png") + ", metrics.json, metrics.md"
+               + (", report.html" if report else ""))
+
+
+def _write_metrics_and_report(output: Path, rows: Sequence[dict[str, Any]], report: bool) -> None:
+    """The batch's metrics (`geomsim.metrics`), printed, and with `report` its report."""
+    from geomsim.metrics import metrics_markdown, write_metrics
+
+    click.echo(metrics_markdown(write_metrics(output, rows)))
+    if report:
+        from geomsim.report import write_report
+
+        write_report(output, output / "report.html")

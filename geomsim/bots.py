@@ -26,7 +26,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from geomsim.rules import Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State
+from geomsim.rules import (
+    Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, win_shares,
+)
 
 # -- the protocol ----------------------------------------------------------------------------------
 
@@ -80,7 +82,7 @@ class RandomBot:
         else:
             found = space.sample(rng, 1)
         if not found:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return found[0]
 
 
@@ -100,7 +102,7 @@ class GreedyBot:
         """The candidate action of best one-step value for `player`."""
         candidates = _candidates(state.legal_actions(player), rng, self.samples)
         if not candidates:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         if len(candidates) == 1:
             return candidates[0]
         seen = state.determinize(player, rng)
@@ -151,8 +153,7 @@ def rewards(values: Sequence[float], winners: Sequence[Player]) -> list[float]:
     """
     n = len(values)
     out = []
-    for p, v in enumerate(values):
-        share = 1 / len(winners) if p in winners else 0.0
+    for p, (v, share) in enumerate(zip(values, win_shares(n, winners))):
         beaten = sum((w < v) + 0.5 * (w == v) for q, w in enumerate(values) if q != p)
         out.append(0.5 * share + 0.5 * (beaten / (n - 1) if n > 1 else 1.0))
     return out
@@ -269,7 +270,7 @@ class ISMCTSBot:
                 edges[new] = _Edge(available=1)
             return new
         if not legal:
-            raise NoLegalAction(f"player {player} is to move in {state} but has no legal action")
+            raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return max(legal, key=lambda a: edges[a].ucb(self.exploration))
 
     def _rollout(self, state: State, rng: np.random.Generator) -> list[float]:
@@ -297,7 +298,7 @@ def _random(arg: str | None) -> Bot:
 def _greedy(arg: str | None) -> Bot:
     if not arg:
         return GreedyBot()
-    return GreedyBot(samples=_positive_int(arg, "greedy", "candidate samples"), spec=f"greedy:{arg}")
+    return GreedyBot(samples=positive_int(arg, "greedy", "candidate samples"), spec=f"greedy:{arg}")
 
 
 def _ismcts(arg: str | None) -> Bot:
@@ -306,15 +307,16 @@ def _ismcts(arg: str | None) -> Bot:
     budget, _, depth = arg.partition(":")
     options: dict[str, Any] = {"spec": f"ismcts:{arg}"}
     if depth:
-        options["rollout_depth"] = _positive_int(depth, "ismcts", "rollout depth", arg)
+        options["rollout_depth"] = positive_int(depth, "ismcts", "rollout depth", arg)
     if budget.endswith("s"):
         options["seconds"] = _positive_float(budget[:-1], "ismcts", "seconds", arg)
     else:
-        options["iterations"] = _positive_int(budget, "ismcts", "iterations", arg)
+        options["iterations"] = positive_int(budget, "ismcts", "iterations", arg)
     return ISMCTSBot(**options)
 
 
-def _positive_int(text: str, bot: str, what: str, arg: str | None = None) -> int:
+def positive_int(text: str, bot: str, what: str, arg: str | None = None) -> int:
+    """`text` as a positive integer, else `ValueError` naming the bot spec and what it sets."""
     try:
         value = int(text)
     except ValueError:
@@ -349,14 +351,25 @@ def register_bot(name: str, factory: Callable[[str | None], Bot], help: str = ""
     BOT_HELP[name] = help or name
 
 
-def make_bot(spec: str | Bot) -> Bot:
-    """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``); a `Bot` is returned as is."""
+def game_bots(game: Game | None) -> dict[str, tuple[Callable[[str | None], Bot], str]]:
+    """The bots `game` provides (`Game.bots`: name -> (factory, help)), {} for None."""
+    return {} if game is None else dict(game.bots())
+
+
+def bot_help(game: Game | None = None) -> list[str]:
+    """One line per bot that can play `game`: the engine's, then the game's own."""
+    return [BOT_HELP[n] for n in BOTS] + [h for _, h in game_bots(game).values()]
+
+
+def make_bot(spec: str | Bot, game: Game | None = None) -> Bot:
+    """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``), among the engine's bots and
+    those `game` provides (``"planner"`` for Anasazi); a `Bot` is returned as is."""
     if not isinstance(spec, str):
         return spec
     name, _, arg = spec.strip().partition(":")
-    factory = BOTS.get(name)
+    factory = BOTS.get(name) or game_bots(game).get(name, (None, ""))[0]
     if factory is None:
-        raise ValueError(f"unknown bot {spec!r}; known bots: {', '.join(BOT_HELP[n] for n in BOTS)}")
+        raise ValueError(f"unknown bot {spec!r}; known bots: {', '.join(bot_help(game))}")
     return factory(arg or None)
 
 
@@ -369,7 +382,8 @@ class GameResult:
 
     `bots[p]` is the spec of the bot in seat `p` (seat = player index); `first` lists the
     players to move at the start; `length` counts the actions applied in this game (not those
-    of a starting scenario); `finished` is False when `max_steps` cut the game short.
+    of a starting scenario); `finished` is False when `max_steps` cut the game short; `trace`
+    is what `Trace.to_json` records of the course of play (for `geomsim.metrics`).
     """
 
     game: str
@@ -383,6 +397,7 @@ class GameResult:
     first: list[Player]
     figures: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    trace: dict[str, Any] = field(default_factory=dict)
 
     @property
     def winner(self) -> Player | None:
@@ -412,6 +427,53 @@ def figures_of(state: State) -> dict[str, Any]:
     return {str(k): v for k, v in found.items()}
 
 
+def choice_figures_of(state: State, player: Player) -> dict[str, float]:
+    """The game's figures of the choice `player` faces now (`state.choice_figures(player)`,
+    e.g. Anasazi's legal share of sampled poses), or {} when it has none."""
+    hook = getattr(state, "choice_figures", None)
+    return dict(hook(player)) if callable(hook) else {}
+
+
+@dataclass
+class Trace:
+    """The course of one game as `geomsim.metrics` reads it, recorded before every decision.
+
+    - `leaders`: ``[decision, seats]`` each time the set of seats with the highest current
+      score changes (decision = actions applied before it; the last entry may be the end);
+    - `choices`: per decision, how many legal actions the player chose among (None where the
+      space is continuous);
+    - `figures`: per name of the game's choice figures (`choice_figures_of`), the mean and the
+      number of decisions that reported it.
+    """
+
+    leaders: list[list[Any]] = field(default_factory=list)
+    choices: list[int | None] = field(default_factory=list)
+    sums: dict[str, list[float]] = field(default_factory=dict)
+
+    def record(self, state: State, player: Player) -> None:
+        """Note the position before `player` decides."""
+        self.lead(state)
+        space = state.legal_actions(player)
+        self.choices.append(len(space) if isinstance(space, FiniteActionSpace) else None)
+        for name, value in choice_figures_of(state, player).items():
+            total = self.sums.setdefault(name, [0.0, 0])
+            total[0] += float(value)
+            total[1] += 1
+
+    def lead(self, state: State) -> None:
+        """Note the leading seats now, if they changed."""
+        scores = state.scores()
+        best = max(scores)
+        seats = [p for p, s in enumerate(scores) if s == best]
+        if not self.leaders or self.leaders[-1][1] != seats:
+            self.leaders.append([len(self.choices), seats])
+
+    def to_json(self) -> dict[str, Any]:
+        """The trace as JSON-able data (a row's ``trace``)."""
+        return {"leaders": self.leaders, "choices": self.choices,
+                "figures": {k: {"mean": t / n, "n": n} for k, (t, n) in sorted(self.sums.items())}}
+
+
 def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -> None:
     """Apply `choose(player)` for each player to move, in seat order, for up to `rounds` rounds
     or until the end (a player no longer to move after an earlier choice of the round is skipped)."""
@@ -432,7 +494,14 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
-    seats = [make_bot(b) for b in bots]
+    return play_out(game, players, bots, seed, start, max_steps)[1]
+
+
+def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
+             start: State | None = None, max_steps: int = 100_000) -> tuple[State, GameResult]:
+    """`play_game`, and the state it ended in (to draw or replay a row's game: the same seed
+    and bots give the same game, unless a bot's budget is time)."""
+    seats = [make_bot(b, game) for b in bots]
     if len(seats) != players:
         raise ValueError(f"{len(seats)} bots for {players} players: give one bot per seat")
     state = game.new_state(players=players, seed=seed) if start is None else start.clone()
@@ -440,13 +509,20 @@ def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     rngs = bot_rngs(seed, players)
     began, first, clock = len(state.history), list(state.to_move()), time.perf_counter()
-    play_rounds(state, lambda p: seats[p].choose(state, p, rngs[p]), max_steps)
+    trace = Trace()
+
+    def choose(p: Player) -> Action:
+        trace.record(state, p)
+        return seats[p].choose(state, p, rngs[p])
+
+    play_rounds(state, choose, max_steps)
+    trace.lead(state)
     over = state.is_over()
-    return GameResult(
+    return state, GameResult(
         game=game.name, seed=seed, players=players, bots=[b.spec for b in seats],
         scores=[float(s) for s in state.scores()], winners=list(state.winners()) if over else [],
         length=len(state.history) - began, finished=over, first=first, figures=figures_of(state),
-        seconds=time.perf_counter() - clock,
+        seconds=time.perf_counter() - clock, trace=trace.to_json(),
     )
 
 
@@ -467,4 +543,5 @@ def play_compiled(game: Game, players: int, seed: int, start: State | None = Non
         scores=played.scores[0].tolist(), winners=np.flatnonzero(played.winners[0]).tolist(),
         length=int(played.decisions[0]), finished=True, first=list(state.to_move()),
         seconds=time.perf_counter() - clock,
+        trace={"choices": played.log[:, 2].tolist()},  # the kernel logs no scores: no leaders
     )

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 import geomsim
+from geomsim.files import DIAGRAM_SUFFIXES, WriteError
 from geomsim.registry import load_game
 
 # Engine commands kept in other modules: name -> "module:attribute".
@@ -26,6 +27,7 @@ LAZY_COMMANDS = {
     "check": "geomsim.scenario.commands:check_command",
     "replay": "geomsim.scenario.commands:replay_command",
     "analyze": "geomsim.analysis:analyze_command",
+    "report": "geomsim.report:report_command",
 }
 
 
@@ -33,6 +35,43 @@ class UserError(click.ClickException):
     """A problem with the user's input: reported as one line, exit code 2."""
 
     exit_code = 2
+
+
+class OutputPath(click.ParamType):
+    """A file or folder a command will write, checked as the command line is read (before any
+    work): not empty, not a folder where a file is meant, and a suffix the writer knows.
+
+    `suffixes`: the formats of a file (by its suffix). With `folder`, a name without a suffix
+    is a folder (with no `suffixes`, any name is). `stdout`: ``-`` means standard output.
+    """
+
+    name = "path"
+
+    def __init__(self, suffixes: tuple[str, ...] = (), folder: bool = False, stdout: bool = False):
+        self.suffixes, self.folder, self.stdout = suffixes, folder, stdout
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        text = str(value)
+        if self.stdout and text == "-":
+            return Path(text)
+        if not text.strip():
+            self.fail("give a name, not an empty one", param, ctx)
+        path = Path(text)
+        suffix = path.suffix.lower()
+        if self.folder and not (suffix and self.suffixes):
+            if path.exists() and not path.is_dir():
+                self.fail(f"{text} is a file, not a folder", param, ctx)
+            return path
+        if suffix not in self.suffixes:
+            also = " (or a folder name without a suffix)" if self.folder else ""
+            self.fail(f"{text}: give a name ending in {', '.join(self.suffixes)}{also}", param, ctx)
+        if path.is_dir():
+            self.fail(f"{text} is a folder, not a file", param, ctx)
+        return path
+
+
+DIAGRAM = OutputPath(DIAGRAM_SUFFIXES)
+JSON_FILE = OutputPath((".json",))
 
 
 class LazyGroup(click.Group):
@@ -110,20 +149,25 @@ def games_command() -> None:
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the random setup.")
 @click.option("--from", "source", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Draw the setup in this JSON file instead of a random one.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the setup data to this JSON file.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the diagram to this PNG, SVG or PDF file.")
+@click.option("--json", "json_out", type=JSON_FILE, help="Write the setup data to this JSON file.")
+@click.option("-o", "--output", type=DIAGRAM, help="Write the diagram to this PNG, SVG or PDF file.")
 @click.option("--reveal", is_flag=True, help="Show hidden information (e.g. tower colours).")
 def setup_command(game_name: str, players: int | None, seed: int, source: Path | None,
                   json_out: Path | None, output: Path | None, reveal: bool) -> None:
-    """Make a setup of GAME (random from a seed, or from a file), draw it and save its data."""
+    """Make a setup of GAME (random from a seed, or from a file), draw it and save its data.
+
+    Without -o and --json, writes GAME-setup-SEED.png and GAME-setup-SEED.json here (with
+    --from, only the diagram, named after the file).
+    """
     from geomsim.files import write_text
 
     game = game_option(game_name)
     setup = read_json(source) if source is not None else None
     if players is None:
         players = setup.get("players") if isinstance(setup, dict) else game.max_players
+    if not (json_out or output):
+        output = Path(f"{source.stem}.png" if source else f"{game.name}-setup-{seed}.png")
+        json_out = None if source else output.with_suffix(".json")
     try:
         if setup is None:
             setup = game.make_setup(players, seed)
@@ -138,13 +182,11 @@ def setup_command(game_name: str, players: int | None, seed: int, source: Path |
 
         save(state.draw(reveal=reveal), output)
         click.echo(f"wrote {output}")
-    if not (json_out or output):
-        click.echo(str(state))
 
 
 @cli.command("rules")
 @click.argument("game_name", metavar="[GAME]", required=False)
-@click.option("--coverage", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--coverage", type=OutputPath((".md",)),
               help="Write the rules coverage page of all games (rule, text, enforcer, tests).")
 @click.option("--tests", "tests_dir", default="tests", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Where the tests are.")
@@ -177,6 +219,13 @@ def read_json(path: Path) -> Any:
         raise UserError(f"{path}: {e.strerror}") from None
 
 
+def os_error(e: OSError) -> str:
+    """An OS error in one line: the file and the reason, without ``[Errno N]``."""
+    if isinstance(e, WriteError) or not e.strerror:
+        return str(e)
+    return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
@@ -195,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("geomsim: interrupted", err=True)
         return 130
+    except OSError as e:
+        if debug:
+            raise
+        click.echo(f"geomsim: error: {os_error(e)}", err=True)
+        return 2
     except Exception as e:
         if debug:
             raise

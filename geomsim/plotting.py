@@ -16,14 +16,12 @@ import numpy as np
 import shapely
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import EllipseCollection, PatchCollection
+from matplotlib.collections import EllipseCollection, PathCollection
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch, PathPatch
+from matplotlib.patches import Patch
 from matplotlib.path import Path as MplPath
 
-from geomsim.files import atomic_path
-
-FORMATS = {".png", ".svg", ".pdf"}
+from geomsim.files import DIAGRAM_SUFFIXES, atomic_path
 
 PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -41,31 +39,37 @@ def new_axes(width: float = 8.0, height: float = 8.0, title: str | None = None) 
     return ax
 
 
-def _ring_path(coords: np.ndarray) -> tuple[np.ndarray, list[int]]:
-    codes = [MplPath.MOVETO] + [MplPath.LINETO] * (len(coords) - 2) + [MplPath.CLOSEPOLY]
-    return coords, codes
+def polygon_paths(geoms: Sequence[shapely.Geometry]) -> list[MplPath]:
+    """Matplotlib paths of polygons or multipolygons, holes included, in a few shapely calls."""
+    if not len(geoms):
+        return []
+    # Holes must wind against their shell for matplotlib to leave them empty.
+    parts, owner = shapely.get_parts(shapely.orient_polygons(np.asarray(geoms, dtype=object)),
+                                     return_index=True)
+    rings, part = shapely.get_rings(parts, return_index=True)
+    coords, ring = shapely.get_coordinates(rings, return_index=True)
+    codes = np.full(len(coords), MplPath.LINETO, dtype=MplPath.code_type)
+    first = np.r_[0, np.flatnonzero(np.diff(ring)) + 1]
+    codes[first] = MplPath.MOVETO
+    codes[np.r_[first[1:], len(coords)] - 1] = MplPath.CLOSEPOLY
+    cut = np.searchsorted(owner[part[ring]], np.arange(1, len(geoms)))
+    return [MplPath(v, c) for v, c in zip(np.split(coords, cut), np.split(codes, cut))]
 
 
 def polygon_path(geom: shapely.Geometry) -> MplPath:
     """A matplotlib path of a polygon or multipolygon, holes included."""
-    # Holes must wind against their shell for matplotlib to leave them empty.
-    parts = shapely.get_parts(shapely.orient_polygons(geom))
-    verts, codes = [], []
-    for poly in parts:
-        for ring in [poly.exterior, *poly.interiors]:
-            v, c = _ring_path(np.asarray(ring.coords)[:, :2])
-            verts.append(v)
-            codes.extend(c)
-    return MplPath(np.concatenate(verts), codes)
+    return polygon_paths([geom])[0]
 
 
 def draw_polygons(ax: Axes, geoms: Iterable[shapely.Geometry], label: str | None = None,
-                  **style: Any) -> PatchCollection:
-    """Draw polygons (holes shown as holes) as one collection; `style` goes to the collection."""
-    paths = [polygon_path(g) for g in geoms if g is not None and not g.is_empty]
+                  **style: Any) -> PathCollection:
+    """Draw polygons (holes shown as holes) as one collection of paths in data units; `style`
+    goes to the collection. (One collection of paths, not of patches: a patch per polygon
+    costs 25 times as much to make.)"""
+    paths = polygon_paths([g for g in geoms if g is not None and not g.is_empty])
     style.setdefault("edgecolor", "black")
     style.setdefault("linewidth", 0.8)
-    coll = PatchCollection([PathPatch(p) for p in paths], label=label, **style)
+    coll = PathCollection(paths, label=label, **style)
     ax.add_collection(coll)
     ax.update_datalim(np.concatenate([p.vertices for p in paths]) if paths else np.zeros((0, 2)))
     ax.autoscale_view()
@@ -114,16 +118,34 @@ def scale_bar(ax: Axes, length: float, x: float, y: float, unit: str = "mm") -> 
     ax.text(x + length / 2, y, f"{length:g} {unit}", ha="center", va="bottom", fontsize=7)
 
 
+def _figure(ax_or_fig: Axes | Figure) -> Figure:
+    """The (root) figure an Axes lies in, or the figure itself."""
+    fig = ax_or_fig.get_figure(root=True) if isinstance(ax_or_fig, Axes) else ax_or_fig
+    if not isinstance(fig, Figure):
+        raise ValueError("the Axes lies in no figure")
+    return fig
+
+
 def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> Path:
     """Save a figure to PNG, SVG or PDF (by the suffix), atomically: all or nothing."""
-    fig = ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig
+    fig = _figure(ax_or_fig)
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(f"cannot save {path.name}: use one of {', '.join(sorted(FORMATS))}")
+    if suffix not in DIAGRAM_SUFFIXES:
+        raise ValueError(f"cannot save {path.name}: use one of {', '.join(sorted(DIAGRAM_SUFFIXES))}")
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=suffix[1:], dpi=dpi)
     return path
+
+
+def figure_bytes(ax_or_fig: Axes | Figure, fmt: str = "png", dpi: int = 100) -> bytes:
+    """A figure rendered to PNG or SVG bytes in memory (for notebooks)."""
+    import io
+
+    fig = _figure(ax_or_fig)
+    out = io.BytesIO()
+    fig.savefig(out, format=fmt, dpi=dpi, bbox_inches="tight")
+    return out.getvalue()
 
 
 def caption(fig: Any, text: str) -> Any:

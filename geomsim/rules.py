@@ -15,12 +15,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import hashlib
+import html
 import importlib.util
+import inspect
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 import numpy as np
@@ -28,6 +31,9 @@ import orjson
 
 from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, join, short
 
+
+if TYPE_CHECKING:
+    from geomsim.encoding import Encoding
 
 ENGINE_TURN_RULE = "engine/turn"
 ENGINE_FORM_RULE = "engine/form"
@@ -79,6 +85,14 @@ class Verdict:
 
     def __str__(self) -> str:
         return "legal" if self.ok else "; ".join(map(str, self.violations))
+
+    def _repr_html_(self) -> str:
+        """The verdict as a small table for notebooks: each rule broken and why."""
+        if self.ok:
+            return "<p><b>legal</b></p>"
+        rows = "".join(f"<tr><td><code>{html.escape(v.rule)}</code></td><td>{html.escape(v.message)}"
+                       f"</td></tr>" for v in self.violations)
+        return f"<table><tr><th>rule broken</th><th>why</th></tr>{rows}</table>"
 
 
 class IllegalAction(ValueError):
@@ -285,12 +299,13 @@ class Playouts:
 
     Decision `k` of game `i` is row `offsets[i] + k` of `log`: the player, the action's code,
     which `decode(code)` turns into the `Action` the rules interface would apply, and the number
-    of legal actions the player chose among (the size of `legal_actions(player)`).
+    of legal actions the player chose among (the size of `legal_actions(player)`; 0 where that
+    space is continuous).
     """
 
     scores: np.ndarray   # (games, players) final scores, as `State.scores()`
     winners: np.ndarray  # (games, players) bool, as `State.winners()`
-    log: np.ndarray      # (decisions, 3) int: player, action code, number of legal actions
+    log: np.ndarray      # (decisions, 3) int: player, action code, legal actions (0: continuous)
     offsets: np.ndarray  # (games + 1,) int: where each game's decisions start in `log`
     decode: Callable[[int], Action]
 
@@ -410,6 +425,48 @@ def _after_prefix(raw: bytes, body: bytes) -> bytes | None:
     return b"[]" if rest.startswith(b"]") and not rest[1:].strip() else None
 
 
+def win_shares(players: int, winners: Sequence[Player]) -> list[float]:
+    """1/k to each of k winners, 0 to the others (all 0 before the end, when nobody has won)."""
+    return [1 / len(winners) if p in winners else 0.0 for p in range(players)]
+
+
+class _Origin:
+    """The earliest moment `State.undo` can return to, as a way to remake it. Shared, never
+    changed, by the copies of a state (deep copies too)."""
+
+    def __init__(self, make: Callable[[], State]):
+        self._make = make
+
+    def start(self) -> State:
+        """A fresh state at that moment (its history is as long as the origin's)."""
+        return self._make()
+
+    def __deepcopy__(self, memo: dict) -> _Origin:
+        return self
+
+
+def _again(method: str, args: tuple, kwargs: dict) -> Callable[[], State]:
+    """The call `args[0].method(*args[1:], **kwargs)` to make again (the game's own method)."""
+    return functools.partial(getattr(type(args[0]), method), *args, **kwargs)
+
+
+def _with_origin(make: Callable[..., State], recipe: Callable[..., Callable[[], State] | None]
+                 ) -> Callable[..., State]:
+    """`make` (a state factory) whose states remember how to be made again (for undo)."""
+
+    @functools.wraps(make)
+    def made(*args: Any, **kwargs: Any) -> State:
+        state = make(*args, **kwargs)
+        again = recipe(*args, **kwargs)
+        if again is None:
+            kept = state.clone()
+            again = kept.clone
+        state.__dict__["_origin"] = _Origin(again)
+        return state
+
+    return made
+
+
 class Game(ABC):
     """A game: its facts, its rules, and a factory of states."""
 
@@ -454,6 +511,11 @@ class Game(ABC):
         `geomsim.testing.check_playouts` replays the games through the rules interface."""
         raise NotImplementedError(f"{self.name} has no compiled random player")
 
+    def bots(self) -> Mapping[str, tuple[Callable[[str | None], Any], str]]:
+        """Players of this game alone, by spec name: (factory of the spec's argument, help
+        line); `geomsim.bots.make_bot` finds them beside the engine's bots. None by default."""
+        return {}
+
     def has_random_playouts(self) -> bool:
         """Whether this game implements `random_playouts` and what it needs is installed."""
         try:
@@ -479,8 +541,62 @@ class Game(ABC):
                 f"not {players!r}"
             )
 
+    # -- ids, tensors and bounds for RL libraries (see `Encoding`, docs/ecosystem.md) -----------
+    def encoding(self, players: int) -> Encoding:
+        """The action ids and observation tensor of games of `players` players."""
+        raise NotImplementedError(f"{self.name} has no action ids or observation tensor")
+
+    def num_distinct_actions(self, players: int | None = None) -> int:
+        """How many action ids games of `players` (default: the most) players use."""
+        return self.encoding(self._players(players)).num_distinct_actions
+
+    def action_id(self, action: Action, players: int | None = None) -> int:
+        """The fixed id of `action` (the same for every player count that has it)."""
+        return self.encoding(self._players(players)).action_id(action)
+
+    def action_from_id(self, i: int, players: int | None = None) -> Action:
+        """The action with id `i`."""
+        return self.encoding(self._players(players)).action_from_id(i)
+
+    def observation_shape(self, players: int | None = None) -> tuple[int, ...]:
+        """The shape of `State.observation_tensor` in games of `players` players."""
+        return self.encoding(self._players(players)).observation_shape
+
+    def max_game_length(self, players: int | None = None) -> int:
+        """A bound on the number of decisions of a game of `players` players."""
+        return self.encoding(self._players(players)).max_game_length
+
+    def _players(self, players: int | None) -> int:
+        if players is None:
+            return self.max_players
+        self.check_players(players)
+        return players
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """States a game makes remember how to be made again, so that `State.undo` can replay
+        from there: from the seed (and setup), from the JSON text read, else from a copy."""
+        super().__init_subclass__(**kwargs)
+        if "new_state" in cls.__dict__:
+            signature = inspect.signature(cls.__dict__["new_state"])
+
+            def seeded(*args: Any, **kw: Any) -> Callable[[], State] | None:
+                bound = signature.bind(*args, **kw)
+                bound.apply_defaults()
+                if bound.arguments.get("seed") is None:  # unseeded parts may be drawn afresh
+                    return None
+                return _again("new_state", args, kw)
+            cls.new_state = _with_origin(cls.__dict__["new_state"], seeded)  # type: ignore[method-assign]
+        if "state_from_json" in cls.__dict__:
+            cls.state_from_json = _with_origin(  # type: ignore[method-assign]
+                cls.__dict__["state_from_json"], lambda *args, **kw: _again("state_from_json", args, kw))
+
     def __repr__(self) -> str:
         return f"<Game {self.name} ({self.min_players}-{self.max_players} players)>"
+
+
+def _state_from_json(game: Game, text: str) -> State:
+    """`game.state_from_json(text)`: how a pickled state is read back (see `State.__reduce__`)."""
+    return game.state_from_json(text)
 
 
 class State(ABC):
@@ -554,12 +670,20 @@ class State(ABC):
     def apply(self, action: Action, player: Player | None = None) -> list[Event]:
         """Carry out `action`; raise `IllegalAction` (state unchanged) if it is illegal."""
         player = self._resolve_player(player)
-        verdict = self.check(action, player)
-        if not verdict.ok:
-            raise IllegalAction(verdict)
+        if not self._proven(action, player):
+            verdict = self.check(action, player)
+            if not verdict.ok:
+                raise IllegalAction(verdict)
         events = self._apply(action, player)
         self.history.append((player, action, events))
         return events
+
+    def _proven(self, action: Action, player: Player) -> bool:
+        """True only when this state's own sampler has just proven this very `action` object
+        legal for `player` in this very position, so that `apply` need not check it a second
+        time. The default proves nothing; a game whose sampler proves what it returns keeps the
+        proof private and tied to the position (an action from outside is always checked)."""
+        return False
 
     def _resolve_player(self, player: Player | None) -> Player:
         if player is None:
@@ -579,6 +703,35 @@ class State(ABC):
     def clone(self) -> State:
         """An independent copy."""
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict) -> State:
+        """`clone()` where a game defines its own (faster, sharing what never changes), else a
+        deep copy of every attribute."""
+        if type(self).clone is not State.clone:
+            return self.clone()
+        other = type(self).__new__(type(self))
+        memo[id(self)] = other
+        other.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return other
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its JSON text, read back by `Game.state_from_json`: the exact round trip,
+        and what a game shares between states (tables, components) is found again, not copied."""
+        return _state_from_json, (self.game, self.to_json())
+
+    # States are mutable: equality and the hash are those of the position now, as its JSON form
+    # (history included). A state whose hash was taken and that is then played on no longer
+    # matches it: keep clones, not the playing state, in sets and dict keys.
+    def __eq__(self, other: object) -> bool:
+        """True when `other` is a state of the same game and class writing the same JSON."""
+        if not isinstance(other, State):
+            return NotImplemented
+        return self is other or (type(self) is type(other) and self.to_json() == other.to_json())
+
+    def __hash__(self) -> int:
+        """A hash of the JSON form, the same in every process (unlike `hash` of a str)."""
+        digest = hashlib.blake2b(self.to_json().encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big", signed=True)
 
     def to_json(self) -> str:
         """The whole state, history included, as JSON text (exact round trip)."""
@@ -632,6 +785,25 @@ class State(ABC):
         immutable, and their JSON text are shared)."""
         other.__dict__["_history"] = list(self.__dict__["_history"])
 
+    def player_views(self, player: Player) -> dict[str, JSON]:
+        """Everything `player` may call to look at this state for their own view, by name, as
+        JSON-able data: `observe(player)`, who is to move, `scores()`, `winners()`,
+        `evaluate(player)` and, when it is their move in a finite space, their legal actions.
+        None of them may show what `player` may not know: the harness checks that each is the
+        same in every determinization for `player`. A game adds its own views (Anasazi:
+        `view(player)`); a method that shows the whole truth says so in its name."""
+        views: dict[str, JSON] = {
+            "observe": self.observe(player), "to_move": list(self.to_move()),
+            "scores": list(self.scores()), "winners": list(self.winners()),
+        }
+        if type(self).evaluate is not State.evaluate:  # else it is a score, checked already
+            views["evaluate"] = self.evaluate(player)
+        if player in self.to_move():
+            space = self.legal_actions(player)
+            if space.finite:
+                views["legal_actions"] = [str(a) for a in space]  # type: ignore[attr-defined]
+        return views
+
     def evaluate(self, player: Player) -> float:
         """A heuristic value of this state for `player` (greedy bots); the score by default."""
         return float(self.scores()[player])
@@ -649,5 +821,104 @@ class State(ABC):
         return []
 
     def __str__(self) -> str:
+        return repr(self)
+
+    def __repr__(self) -> str:
         movers = ", ".join(map(str, self.to_move())) or "nobody (over)"
-        return f"<{self.game.name} state, {len(self.history)} actions, to move: {movers}>"
+        return (f"<{self.game.name} state, {self.num_players} players, {len(self.history)} actions,"
+                f" to move: {movers}>")
+
+    # -- ids, tensors and returns for RL libraries (see `Encoding`, docs/ecosystem.md) ----------
+    @property
+    def encoding(self) -> Encoding:
+        """The action ids and observation tensor of this game and player count."""
+        return self.game.encoding(self.num_players)
+
+    def legal_action_ids(self, player: Player | None = None) -> list[int]:
+        """The ids of `player`'s legal actions, ascending ([] for a player not to move)."""
+        player = self._resolve_player(player)
+        if player not in self.to_move():
+            return []
+        return self.encoding.legal_ids(self, player)
+
+    def legal_action_mask(self, player: Player | None = None) -> np.ndarray:
+        """A boolean array over every action id: True where the action is legal for `player`."""
+        enc = self.encoding
+        mask = np.zeros(enc.num_distinct_actions, dtype=bool)
+        mask[self.legal_action_ids(player)] = True
+        return mask
+
+    def observation_tensor(self, player: Player) -> np.ndarray:
+        """What `player` may know now as a float32 array (layout: the game's `Encoding`)."""
+        return self.encoding.observation_tensor(self, self._resolve_player(player))
+
+    def returns(self) -> list[float]:
+        """Each player's return: 1/k to each of k winners, 0 otherwise (all 0 before the end).
+        The raw points are `scores()`."""
+        return win_shares(self.num_players, self.winners())
+
+    # -- undo: replayed from the state's origin (the moment it was made, read or drawn) --------
+    def undo(self) -> tuple[Player, Action, list[Event]]:
+        """Take back the last action: this state becomes exactly (JSON-equal) what it was before
+        it, and the history entry taken back is returned. `ValueError` when nothing can be taken
+        back: the history is empty, or the action came before the moment this state was made,
+        read from JSON or determinized (undo replays the actions since then; `apply` pays
+        nothing for it)."""
+        origin: _Origin | None = self.__dict__.get("_origin")
+        history = self.history
+        if not history:
+            raise ValueError("nothing to undo: no action has been applied")
+        state = origin.start() if origin is not None else None
+        if state is None or len(state.history) > len(history) - 1:
+            raise ValueError("cannot undo an action applied before this state was made, read "
+                             "from JSON or determinized")
+        for player, action, _ in history[len(state.history):-1]:
+            state._apply(action, player)
+        state.set_history(history[:-1])
+        last = history[-1]
+        self.__dict__.clear()
+        self.__dict__.update(state.__dict__, _origin=origin)
+        return last
+
+    def pop(self) -> Action:
+        """Take back the last action and return it (as python-chess's `Board.pop`)."""
+        return self.undo()[1]
+
+    def mark_origin(self) -> None:
+        """Make this moment the earliest `undo` returns to: for code that changes a state other
+        than through `apply` (a search's look-ahead position, a determinization)."""
+        kept = self.clone()
+        self.__dict__["_origin"] = _Origin(kept.clone)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A determinization becomes its own origin for `undo` (its hidden parts differ)."""
+        super().__init_subclass__(**kwargs)
+        if "determinize" in cls.__dict__:
+            determinize = cls.__dict__["determinize"]
+
+            @functools.wraps(determinize)
+            def drawn(self: State, player: Player, rng: np.random.Generator) -> State:
+                other = determinize(self, player, rng)
+                other.mark_origin()
+                return other
+
+            cls.determinize = drawn  # type: ignore[method-assign]
+
+    # -- notebooks ------------------------------------------------------------------------------
+    def _repr_svg_(self) -> str | None:
+        """The drawing, as SVG (Jupyter shows it); None for a game without a drawing."""
+        found = self._figure_bytes("svg")
+        return None if found is None else found.decode()
+
+    def _repr_png_(self) -> bytes | None:
+        """The drawing, as PNG bytes; None for a game without a drawing."""
+        return self._figure_bytes("png")
+
+    def _figure_bytes(self, fmt: str) -> bytes | None:
+        try:
+            ax = self.draw()
+        except NotImplementedError:
+            return None
+        from geomsim.plotting import figure_bytes  # matplotlib loads only when drawn
+
+        return figure_bytes(ax, fmt)

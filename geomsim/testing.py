@@ -7,19 +7,21 @@ property raises `HarnessFailure` naming the property, the seed and the step.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from geomsim.rules import Action, Game, IllegalAction, Player, Playouts, State
+from geomsim.rules import Action, FiniteActionSpace, Game, IllegalAction, Player, Playouts, State
 
 PROPERTIES = (
     "legal-passes-check", "illegal-raises", "illegal-unchanged", "clone-independent",
-    "json-round-trip", "action-round-trip", "replay", "observe-hidden", "determinize-varies",
-    "scores-finite", "terminates", "playout-replay",
+    "json-round-trip", "copy-round-trip", "action-round-trip", "replay", "observe-hidden",
+    "view-hidden", "determinize-varies", "scores-finite", "terminates", "playout-replay",
 )
 
 
@@ -57,10 +59,11 @@ def _choose(state: State, rng: np.random.Generator, sample_k: int) -> tuple[Play
 
 
 def random_playout(game: Game, players: int, seed: int, max_steps: int = 100_000,
-                   sample_k: int = 4) -> State:
-    """The game `check_random_games` plays from `seed`, without the checks."""
+                   sample_k: int = 4, start: State | None = None) -> State:
+    """The game `check_random_games` plays from `seed`, without the checks (from a copy of
+    `start` when given: the state `seed` sets up, made once by the caller)."""
     moves, _ = _rngs(seed)
-    state = game.new_state(players=players, seed=seed)
+    state = game.new_state(players=players, seed=seed) if start is None else start.clone()
     for _ in range(max_steps):
         if state.is_over():
             break
@@ -79,7 +82,8 @@ def check_random_games(game: Game, players: int, games: int = 10, seed: int = 0,
     Every step checks that sampled legal actions pass `check` and round trip as text and JSON.
     The costlier checks (JSON round trip of the state, observations and determinization, illegal
     actions, the player not to move, clone independence) run every `thorough_every` steps
-    (1: always; a number prime to a game's turn length reaches every phase) and on the final state.
+    (1: always; a number prime to a game's turn length reaches every phase) and on the final state;
+    copies by `copy.deepcopy` and `pickle` at the 1st, 2nd, 4th, 8th, ... of those and the last.
     """
     report = HarnessReport()
     for game_seed in range(seed, seed + games):
@@ -118,12 +122,16 @@ def _play_checked(state: State, seed: int, checked_steps: int, max_steps: int, s
     game, players = state.game, state.num_players
     moves, probe = _rngs(seed)
     seen: list[tuple[Player, Action]] = []
+    checked = 0  # thorough checks made; copies are checked at the 1st, 2nd, 4th, 8th, ... and last
     for step in range(max_steps):
         fail = _failer(seed, step)
         checked = step < checked_steps
         thorough = checked and step % thorough_every == 0
         if thorough or (checked and state.is_over()):
             _check_json(game, state, fail)
+            checked += 1
+            if checked & (checked - 1) == 0 or state.is_over():
+                _check_copies(state, fail)
         if state.is_over():
             break
         if thorough:
@@ -178,6 +186,18 @@ def _check_json(game: Game, state: State, fail) -> None:
         if space.finite and list(space) != list(again):  # type: ignore[call-overload]
             fail("json-round-trip", f"the restored state lists player {player}'s legal actions "
                  "otherwise (a random player would play on differently)")
+
+
+def _check_copies(state: State, fail) -> None:
+    """`copy.deepcopy` and `pickle` (what peers such as OpenSpiel's tests use) give states that
+    write the same JSON, compare equal and hash alike."""
+    text = state.to_json()
+    for how, other in (("deepcopy", copy.deepcopy(state)),
+                       ("pickle", pickle.loads(pickle.dumps(state)))):
+        if other.to_json() != text:
+            fail("copy-round-trip", f"a {how} of the state writes different JSON")
+        if other != state or hash(other) != hash(state):
+            fail("copy-round-trip", f"a {how} of the state is not equal to it or hashes otherwise")
 
 
 def _check_legal(game: Game, state: State, action: Action, player: Player, fail) -> None:
@@ -253,15 +273,24 @@ def _dump(data: object) -> str:
 
 def _check_observations(state: State, players: int, rng: np.random.Generator,
                         report: HarnessReport, fail) -> None:
+    """Every view a player may call for their own (`State.player_views`: observe, scores, ...)
+    is the same in the state and in a determinization for that player."""
     full = state.to_json()
     for p in range(players):
-        seen = _dump(state.observe(p))
+        views = state.player_views(p)
         other = state.determinize(p, rng)
         report.determinized += 1
-        if _dump(other.observe(p)) != seen:
-            fail("observe-hidden", f"observe({p}) differs between the state and a determinization "
-                                   "for that player: it shows what the player may not know, or "
-                                   "determinize changes what the player knows")
+        for name, seen in other.player_views(p).items():
+            # Equal as data (fast), or as JSON (lists and tuples alike, as a player gets them).
+            if seen == views.get(name) or _dump(seen) == _dump(views.get(name)):
+                continue
+            if name == "observe":
+                fail("observe-hidden", f"observe({p}) differs between the state and a "
+                     "determinization for that player: it shows what the player may not know, "
+                     "or determinize changes what the player knows")
+            fail("view-hidden", f"{name} for player {p} differs between the state and a "
+                 "determinization for that player: it shows what the player may not know "
+                 "(or, if it is meant to show the whole truth, it must not be a player's view)")
         # Writing every determinization is costly; one that varies is proof enough.
         if not report.determinize_varied and other.to_json() != full:
             report.determinize_varied += 1
@@ -294,7 +323,8 @@ def check_playouts_from(game: Game, starts: Sequence[State], seed: int = 0) -> P
     Plays `game.random_playouts(starts, seed)`, then replays every decision through
     `State.apply` on a copy of its start: each must be legal, by a player the state has to move,
     chosen among as many actions as `legal_actions` lists (so that the kernel's choice is uniform
-    over the same set), and the end must come exactly where the kernel stopped, with the
+    over the same set; a continuous space is logged with 0 options, and then the rules' space
+    must be continuous too), and the end must come exactly where the kernel stopped, with the
     kernel's scores and winners. The starts must be left unchanged, and the same seed must give
     the same games.
     """
@@ -320,6 +350,11 @@ def _replay_playout(playouts: Playouts, i: int, state: State, seed: int) -> None
             raise HarnessFailure("playout-replay", f"the kernel moved player {player}; "
                                  f"to move: {state.to_move()}", seed, step)
         legal = state.legal_actions(player)
+        if legal.finite != (options[step] > 0):
+            raise HarnessFailure("playout-replay", f"the kernel chose among {options[step]} "
+                                 "actions (0: a continuous space), the rules offer a "
+                                 f"{'finite' if legal.finite else 'continuous'} space",
+                                 seed, step)
         if legal.finite and len(legal) != options[step]:
             raise HarnessFailure("playout-replay", f"the kernel chose among {options[step]} "
                                  f"actions, the rules list {len(legal)}", seed, step)
@@ -342,12 +377,114 @@ def _replay_playout(playouts: Playouts, i: int, state: State, seed: int) -> None
 
 def playout_length_gap(game: Game, players: int, games: int = 200, seed: int = 0) -> float:
     """How many standard errors apart the mean numbers of decisions are in `games` compiled
-    random playouts and in `games` random games through the interface (`random_playout`), from
-    the setups of the same seeds. One law of play gives a gap below 3 almost always; a kernel
-    that chooses among other actions (more, fewer, or with other weights) shows a larger one."""
+    random playouts and in `games` random games through the interface, from the setups of the
+    same seeds. The interface's games are the random bot's (`random_playout` taking the one
+    action `legal_actions(player).sample(rng, 1)` offers, which for a continuous space may
+    follow another law than the first of a larger sample). One law of play gives a gap below 3
+    almost always; a kernel that chooses among other actions (more, fewer, or with other
+    weights) shows a larger one."""
     seeds = range(seed, seed + games)
-    compiled = game.random_playouts([game.new_state(players=players, seed=s) for s in seeds],
-                                    seed=seed).decisions.astype(float)
-    interface = np.array([len(random_playout(game, players, s).history) for s in seeds], float)
+    starts = [game.new_state(players=players, seed=s) for s in seeds]
+    compiled = game.random_playouts(starts, seed=seed).decisions.astype(float)
+    interface = np.array([len(random_playout(game, players, s, sample_k=1, start=start).history)
+                          for s, start in zip(seeds, starts)], float)
     error = math.sqrt(compiled.var(ddof=1) / games + interface.var(ddof=1) / games)
     return abs(compiled.mean() - interface.mean()) / error if error else 0.0
+
+
+# -- the interface RL libraries use (docs/ecosystem.md) -----------------------------------------
+ENCODING_PROPERTIES = ("ids-round-trip", "mask-is-legal", "tensor-hides", "length-bound",
+                       "returns", "undo")
+
+
+def check_encoding(game: Game, players: int, games: int = 2, seed: int = 0, every: int = 7,
+                   unlisted_k: int = 32) -> int:
+    """Check a game's action ids, masks, observation tensors, returns, length bound and undo
+    over `games` random games from seeds `seed`, ...; the costlier checks on every `every`-th
+    state. Returns the number of states checked; a broken property raises `HarnessFailure`.
+
+    - ids-round-trip: each id names an action whose id it is and whose text reads back.
+    - mask-is-legal: the mask's ids are the legal actions (an exhaustive encoding), or, for a
+      discretisation, exactly those of its actions that `check` accepts (`unlisted_k` of the
+      others sampled).
+    - tensor-hides: the tensor has the declared shape, and every determinization for the
+      player gives the same tensor.
+    - length-bound: no game takes more decisions than `max_game_length`.
+    - returns: 0 for all before the end, the win shares at the end.
+    - undo: applying an action and undoing it gives the same JSON.
+    """
+    from geomsim.rules import win_shares
+
+    encoding = game.encoding(players)
+    _check_ids(game, players, encoding)
+    checked = 0
+    for game_seed in range(seed, seed + games):
+        moves, probe = _rngs(game_seed)
+        state, step = game.new_state(players=players, seed=game_seed), 0
+        while not state.is_over():
+            fail = _failer(game_seed, step)
+            if step % every == 0:
+                for p in range(players):
+                    _check_mask(state, p, encoding, probe, unlisted_k, fail)
+                    _check_tensor(state, p, encoding, probe, fail)
+                _check_undo(state, probe, fail)
+                if state.returns() != [0.0] * players:
+                    fail("returns", f"returns {state.returns()} before the end")
+                checked += 1
+            player, actions = _choose(state, moves, 1)
+            state.apply(actions[0], player)
+            step += 1
+            if step > encoding.max_game_length:
+                fail("length-bound", f"more than max_game_length = {encoding.max_game_length} "
+                                     "decisions")
+        if state.returns() != win_shares(players, state.winners()):
+            _failer(game_seed, step)("returns", f"returns {state.returns()} at the end, winners "
+                                                f"{state.winners()}")
+    return checked
+
+
+def _check_ids(game: Game, players: int, encoding) -> None:
+    for i in range(encoding.num_distinct_actions):
+        action = encoding.action_from_id(i)
+        if encoding.action_id(action) != i or game.parse_action(str(action)) != action:
+            raise HarnessFailure("ids-round-trip", f"id {i} names {action}, whose id is "
+                                 f"{encoding.action_id(action)} or whose text reads otherwise")
+
+
+def _check_mask(state: State, player: Player, encoding, rng: np.random.Generator,
+                unlisted_k: int, fail) -> None:
+    ids = state.legal_action_ids(player)
+    if ids != sorted(set(ids)):
+        fail("mask-is-legal", f"legal ids {ids} are not ascending and distinct")
+    space = state.legal_actions(player)
+    if encoding.exhaustive and isinstance(space, FiniteActionSpace):
+        listed = sorted(encoding.action_id(a) for a in space)
+        if ids != listed:
+            fail("mask-is-legal", f"player {player}: mask ids {ids} but legal actions {listed}")
+        return
+    others = sorted(set(range(encoding.num_distinct_actions)) - set(ids))
+    for i in ids + _sample(others, rng, unlisted_k):
+        if state.check(encoding.action_from_id(i), player).ok != (i in ids):
+            fail("mask-is-legal", f"player {player}: id {i} ({encoding.action_from_id(i)}) is "
+                                  f"{'' if i in ids else 'not '}in the mask, but check says "
+                                  f"{state.check(encoding.action_from_id(i), player)}")
+
+
+def _check_tensor(state: State, player: Player, encoding, rng: np.random.Generator, fail) -> None:
+    tensor = state.observation_tensor(player)
+    if tensor.shape != tuple(encoding.observation_shape) or tensor.dtype != np.float32:
+        fail("tensor-hides", f"tensor {tensor.dtype} {tensor.shape}, declared float32 "
+                             f"{encoding.observation_shape}")
+    if not np.array_equal(state.determinize(player, rng).observation_tensor(player), tensor):
+        fail("tensor-hides", f"player {player}'s tensor differs in a determinization for them: "
+                             "it shows hidden information")
+
+
+def _check_undo(state: State, rng: np.random.Generator, fail) -> None:
+    before = state.to_json()
+    other = state.clone()
+    player, actions = _choose(other, rng, 1)
+    other.apply(actions[0], player)
+    other.undo()
+    if other.to_json() != before:
+        fail("undo", f"undo of {actions[0]} by player {player} does not restore the state")

@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from geomsim import cli
 from geomsim.analysis import (
     TASK_SECONDS,
     Batch,
+    Stopped,
     _Chunker,
     dask_pool,
     lineup_of,
@@ -109,6 +111,64 @@ def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict],
     assert _rows(tmp_path) == reference
 
 
+def test_a_scheduler_without_workers_is_refused_after_a_bounded_wait(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        start = time.monotonic()
+        with pytest.raises(cli.UserError, match="no worker joined within 0.5 s "
+                           r"\(start one with: dask worker \S+\)$"):
+            dask_pool(cluster.scheduler_address, worker_timeout=0.5)
+        assert time.monotonic() - start < 5
+
+
+def test_a_cluster_left_without_workers_stops_the_batch(tmp_path: Path) -> None:
+    """The workers leave during the batch: it stops after `worker_timeout`, rows kept."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        pool = dask_pool(cluster.scheduler_address, worker_timeout=0.5)
+        cluster.scale(0)
+        with pytest.raises(Stopped, match="has had no worker for 0.5 s; 0 of 12 games are kept"):
+            run_batch(_batch(), tmp_path, pool, progress=False)
+
+
+@pytest.fixture
+def dask_scheduler(tmp_path: Path):
+    """A Dask scheduler and one worker of 2 threads (playing slowed games) in processes of
+    their own, so that a test can kill the scheduler: (its process, its address)."""
+    pytest.importorskip("distributed")
+    file = tmp_path / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4"}
+    quiet = {"cwd": ROOT, "env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    options = ["--scheduler-file", str(file), "--no-dashboard"]
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--port", "0", *options], **quiet)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--nthreads",
+                               "2", "--death-timeout", "10", *options], **quiet)
+    try:
+        deadline = time.monotonic() + 30
+        while not file.exists() or not file.read_text().strip().endswith("}"):
+            assert time.monotonic() < deadline and scheduler.poll() is None
+            time.sleep(0.05)
+        yield scheduler, json.loads(file.read_text())["address"]
+    finally:
+        for process in (worker, scheduler):
+            process.kill()
+            process.wait()
+
+
+def test_a_killed_dask_scheduler_stops_the_batch_in_one_line(reference: list[dict],
+                                                             dask_scheduler, tmp_path: Path,
+                                                             capsys) -> None:
+    """No tracebacks of Dask's reconnection attempts: one line, rows kept, --resume (here on
+    local processes) finishes the batch."""
+    scheduler, address = dask_scheduler
+    argv, process = _slow_batch(tmp_path / "out", "--scheduler", address)
+    scheduler.kill()
+    _stopped_then_resumed(reference, tmp_path / "out", argv[:-2], process, 2,
+                          f"error: lost the Dask scheduler at {address};")
+
+
 def test_scheduler_without_dask_says_how_to_install(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     code, _, err = run(["analyze", BID, "-n", "2", "--scheduler", "tcp://nowhere:1",
@@ -153,29 +213,90 @@ def test_resume_drops_a_partial_last_line_and_redoes_it(reference: list[dict], t
     assert _rows(tmp_path) == reference
 
 
-def test_ctrl_c_keeps_rows_and_resume_finishes_the_batch(reference: list[dict], tmp_path: Path) -> None:
-    """A real batch of two worker processes, interrupted by SIGINT, then resumed."""
+def _slow_batch(out: Path, *options: str, slow: float = 0.4) -> tuple[list[str], subprocess.Popen]:
+    """`geomsim analyze` of the reference batch, slowed down, in a subprocess: its argv (for
+    resuming) and the process, returned once two rows are written."""
     argv = [sys.executable, "-m", "geomsim.cli", "analyze", "tests.test_analysis:SLOW_BID",
-            "-n", "12", "-s", "100", "-b", "greedy,random", "-w", "2", "-o", str(tmp_path),
-            "--no-plot"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4"}
+            "-n", "12", "-s", "100", "-b", "greedy,random", "-o", str(out), "--no-plot", *options]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": str(slow)}
     process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    path = tmp_path / "games.jsonl"
+    path = out / "games.jsonl"
     deadline = time.monotonic() + 30
     while not (path.exists() and path.read_text().count("\n") >= 2):
         assert process.poll() is None and time.monotonic() < deadline, process.stderr.read()
         time.sleep(0.02)
-    process.send_signal(signal.SIGINT)
+    return argv, process
+
+
+def _stopped_then_resumed(reference: list[dict], out: Path, argv: list[str],
+                          process: subprocess.Popen, code: int, reason: str) -> None:
+    """The batch ended with `code` and one line giving `reason` and the rows kept; resuming
+    in this process (one worker) finishes it with the reference rows."""
     _, err = process.communicate(timeout=30)
-    assert process.returncode == 130, err
-    assert "--resume" in err
-    kept = len(read_rows(path))
-    assert 2 <= kept < 12
-    env.pop("GEOMSIM_TEST_SLOW")
-    resumed = subprocess.run(argv + ["--resume"], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert resumed.returncode == 0, resumed.stderr
-    assert _rows(tmp_path) == reference
+    kept = len(read_rows(out / "games.jsonl"))
+    assert process.returncode == code and 2 <= kept < 12, err
+    assert err.strip().splitlines() == [
+        f"geomsim: {reason} {kept} of 12 games are in {out}/games.jsonl; run the same command "
+        "with --resume to continue"]
+    assert cli.main(argv[3:] + ["--resume", "-w", "1"]) == 0
+    assert _rows(out) == reference
+
+
+def test_ctrl_c_keeps_rows_and_resume_finishes_the_batch(reference: list[dict], tmp_path: Path,
+                                                         capsys) -> None:
+    """A real batch of two worker processes, interrupted by SIGINT, then resumed."""
+    argv, process = _slow_batch(tmp_path, "-w", "2")
+    process.send_signal(signal.SIGINT)
+    _stopped_then_resumed(reference, tmp_path, argv, process, 130, "interrupted:")
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def _running(pid: int) -> bool:
+    """True while `pid` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers in /proc")
+def test_workers_end_when_the_batch_is_killed(tmp_path: Path) -> None:
+    """kill -9 of `geomsim analyze` gives its process no chance to stop the pool: the workers
+    see it end and exit by themselves (they stayed alive under PID 1)."""
+    _, process = _slow_batch(tmp_path, "-w", "2")
+    workers = _children(process.pid)
+    assert len(workers) >= 2
+    process.kill()
+    process.wait(timeout=10)  # not communicate(): live workers would hold its pipes open
+    deadline = time.monotonic() + 5
+    try:
+        while any(_running(pid) for pid in workers):
+            assert time.monotonic() < deadline, [pid for pid in workers if _running(pid)]
+            time.sleep(0.05)
+    finally:
+        for pid in filter(_running, workers):  # a failed test leaves no orphans behind
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers in /proc")
+def test_a_killed_worker_stops_the_batch_in_one_line(reference: list[dict], tmp_path: Path,
+                                                     capsys) -> None:
+    argv, process = _slow_batch(tmp_path, "-w", "2")
+    os.kill(_children(process.pid)[0], signal.SIGKILL)
+    _stopped_then_resumed(reference, tmp_path, argv, process, 2,
+                          "error: a worker process ended abruptly (killed, or out of memory);")
 
 
 def test_resume_may_extend_a_batch(reference: list[dict], tmp_path: Path) -> None:
@@ -208,6 +329,90 @@ def test_a_failing_game_names_its_seed_and_keeps_rows(tmp_path: Path, capsys) ->
                         "-o", str(tmp_path)], capsys)
     assert code == 2 and "game of seed 6" in err and "--resume" in err
     assert [r["seed"] for r in read_rows(tmp_path / "games.jsonl")] == [5]
+
+
+# -- broken result folders -------------------------------------------------------------------------
+def _good_row(seed: int = 3) -> dict:
+    return {"game": "toy-bid", "seed": seed, "players": 2, "bots": ["random", "greedy"],
+            "scores": [3.0, 1.0], "winners": [0], "length": 6, "finished": True, "figures": {}}
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r.pop("seed"), "line 2: the row has no 'seed'"),
+    (lambda r: r.update(seed="7"), "line 2: seed: '7' is not an int"),
+    (lambda r: r.update(seed=True), "line 2: seed: True is not an int"),
+    (lambda r: r.update(scores=[1.0]), "line 2: players 2: bots and scores must name one per player"),
+    (lambda r: r.update(scores=[1.0, float("nan")]), "line 2: scores: each is a finite number"),
+    (lambda r: r.update(winners=[2]), "line 2: winners: each is a player from 0 to 1"),
+    (lambda r: r.update(bots=["random", 3]), "line 2: bots: each is a bot spec (text)"),
+    (lambda r: r.update(figures=[]), "line 2: figures: not a JSON object"),
+    (lambda r: r.update(seed=3), "line 2: seed 3 is also the row of line 1"),
+])
+def test_a_malformed_row_is_one_line_naming_the_file_and_line(change, message, tmp_path) -> None:
+    row = _good_row(4)
+    change(row)
+    path = tmp_path / "games.jsonl"
+    path.write_text(json.dumps(_good_row()) + "\n" + json.dumps(row) + "\n")
+    with pytest.raises(cli.UserError) as caught:
+        read_rows(path)
+    assert caught.value.message == f"{path}: {message}"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("[1, 2]", "line 1: not a JSON object (a row is one)"),
+    ("{" * 100_000, "line 1: not a JSON row"),
+    (json.dumps({**_good_row(), "figures": {"x": "y" * (1 << 20)}}), "more than a row may have"),
+])
+def test_a_line_that_is_no_row_is_refused_at_once(line, message, tmp_path) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(cli.UserError, match=re.escape(message)):
+        read_rows(path)
+
+
+def test_nul_bytes_left_by_a_power_loss_are_a_cut_row(tmp_path) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(json.dumps(_good_row()).encode() + b"\n" + b"\0" * 4096)
+    assert [r["seed"] for r in read_rows(path, repair=True)] == [3]
+    assert path.read_bytes().endswith(b"}\n")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_stops_the_batch_naming_the_rows_file(tmp_path: Path) -> None:
+    (tmp_path / "games.jsonl").symlink_to("/dev/full")  # every write: "No space left on device"
+    with pytest.raises(Stopped) as caught:
+        run_batch(_batch(), tmp_path, local_pool(1), progress=False)
+    assert str(caught.value) == (f"cannot write {tmp_path}/games.jsonl: No space left on device; "
+                                 "0 of 12 games are kept")
+
+
+def test_a_broken_batch_record_is_one_line_naming_it(tmp_path, capsys) -> None:
+    args = ["analyze", BID, "-n", "3", "-w", "1", "-o", str(tmp_path), "--no-plot", "--resume"]
+    assert run(args, capsys)[0] == 0
+    (tmp_path / "batch.json").write_text('{"game": "toy-bid",\n  "players": }\n')
+    code, _, err = run(args, capsys)
+    assert code == 2 and err.strip() == (f"geomsim: error: {tmp_path}/batch.json: line 2, "
+                                         "column 14: Expecting value")
+
+
+def test_resume_never_shrinks_a_batch_below_its_rows(reference: list[dict], tmp_path: Path,
+                                                     capsys) -> None:
+    """--resume --games 5 on 12 rows would leave batch.json at 5 games while rows and summary
+    keep 12: refused, and nothing in the folder changes."""
+    args = ["analyze", BID, "-s", "100", "-b", "greedy,random", "-w", "1", "-o", str(tmp_path),
+            "--no-plot"]
+    assert run(args + ["-n", "12"], capsys)[0] == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    code, _, err = run(args + ["-n", "5", "--resume"], capsys)
+    assert code == 2 and err.strip() == (
+        f"geomsim: error: {tmp_path}/games.jsonl holds 12 games, up to seed 111, more than this "
+        "batch of 5 from seed 100: resume with --games 12 or more, or start over with --force")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    lines = (tmp_path / "games.jsonl").read_text().splitlines()
+    (tmp_path / "games.jsonl").write_text("\n".join(lines[:3]) + "\n")  # an interrupted batch
+    assert run(args + ["-n", "5", "--resume"], capsys)[0] == 0  # whose rows fit: it may shrink
+    assert json.loads((tmp_path / "batch.json").read_text())["games"] == 5
+    assert _rows(tmp_path) == reference[:5]
 
 
 class BrokenGrid(GridGame):
@@ -254,6 +459,26 @@ def test_summary_describes_numeric_game_figures() -> None:
     assert summary["figures"]["treasures"]["mean"] == 1.5
     assert "note" not in summary["figures"]
     assert "| treasures | 1.5 |" in summary_markdown(summary)
+
+
+def test_summary_tables_show_win_counts_and_large_numbers_exactly() -> None:
+    """1,000 games: bot a wins 885 alone and shares 115 (942.5 wins), seat 0 then 999.5 with
+    one shared win; 3 significant digits showed 942 and 1e+03."""
+    def row(i: int, winners: list[int], bots: list[str]) -> dict:
+        return {"seed": i, "game": "g", "players": 2, "bots": bots, "scores": [999.5, 1234.25],
+                "winners": winners, "length": 3, "finished": True}
+
+    rows = [row(i, [0] if i < 885 else [0, 1], ["a", "b"]) for i in range(1000)]
+    table = summary_markdown(summarize(rows))
+    assert "| a | 1000 | 942.5 | 94.2% |" in table and "| b | 1000 | 57.5 | 5.8% |" in table
+    assert "| 999.5 | 0 | 999.5 | 999.5 | 999.5 |" in table  # score mean, std, min, median, max
+    assert "| 1234.2 | 0 | 1234.2 |" in table
+    rows = [row(i, [0] if i else [0, 1], ["a", "b"]) for i in range(1000)]
+    assert "| 0 | 1000 | 999.5 | 100.0% |" in summary_markdown(summarize(rows))
+    thirds = [{**row(i, [0, 1, 2], ["a", "b", "c"]), "players": 3, "scores": [1, 1, 1]}
+              for i in range(1000)]
+    assert "| a | 1000 | 333.33 | 33.3% |" in summary_markdown(summarize(thirds))
+    assert "e+" not in table
 
 
 def test_summary_files_and_plot_are_written(reference: list[dict], tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import geomsim
 from geomsim.testing import random_playout
 
@@ -13,6 +15,7 @@ def test_cibola_figures_count_what_was_taken():
     assert taken == sum(sum(c) for c in state.counts) > 0
     assert figures["explorers left"] == sum(state.explorers)
     assert figures["rocks placed"] == sum(sum(c) for c in state.covered) <= 13
+    assert figures["ending"] == "deck"
 
 
 def test_aztekz_figures_count_piles():
@@ -21,6 +24,8 @@ def test_aztekz_figures_count_piles():
     assert figures["cards showing"] == len(state.grid) <= 25
     assert figures["piles"] == sum(len(p) for p in state.piles)
     assert figures["souls in piles"] == sum(state.souls_collected())
+    # aztekz/end/last-card: the deck ran out; aztekz/end/stall otherwise
+    assert figures["ending"] == ("last card" if not len(state.deck) else "stall")
 
 
 def test_aztekz_evaluation_rewards_a_growing_pile():
@@ -39,3 +44,25 @@ def test_anasazi_figures_count_the_table():
     assert sum(v for k, v in figures.items() if k.endswith("towers placed")) == sum(state.track.values())
     held = sum(v for k, v in figures.items() if k.endswith("treasures held"))
     assert held == sum(sum(h.values()) for h in state.hands) > 0
+    assert figures["towers moved"] == sum(state.track.values())
+    # anasazi/5.0/end-markers, anasazi/5.0/end-towers: how the game ended
+    assert figures["ending"] == ("markers" if state.markers_left() <= 0 else "towers")
+
+
+def test_anasazi_choice_figures_at_the_start_of_a_turn_only():
+    """The legal share of covering poses drawn from every end, and the pueblos they touch, at
+    the first action of a round; nothing in setup, at a follow-up or on another's turn."""
+    game = geomsim.load_game("anasazi")
+    state = game.new_state(4, seed=6)
+    assert state.choice_figures(state.current) == {}  # setup
+    rng = np.random.default_rng(0)
+    while state.phase != "play":
+        state.apply(state.legal_actions().sample(rng, 1)[0])
+    assert state.current == state.first_player
+    found = state.choice_figures(state.current)
+    assert 0.0 < found["legal share of sampled poses"] <= 1.0
+    assert found["reachable pueblos"] >= 0 and found == state.choice_figures(state.current)
+    assert state.choice_figures((state.current + 1) % 4) == {}
+    while state.current == state.first_player:
+        state.apply(state.legal_actions().sample(rng, 1)[0])
+    assert state.choice_figures(state.current) == {}  # the next player's turn

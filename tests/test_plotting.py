@@ -29,6 +29,18 @@ def test_hole_is_left_empty():
     assert centre.min() > 200 and solid.max() < 60
 
 
+def test_polygon_paths_keep_every_ring_of_each_geometry():
+    """One path per geometry, in order: a shell and its hole, a box, a multipolygon's parts."""
+    multi = shapely.MultiPolygon([shapely.box(200, 0, 210, 10), shapely.box(300, 0, 305, 5)])
+    paths = plotting.polygon_paths([ring_with_hole(), shapely.box(0, 0, 1, 1), multi])
+    assert [int((p.codes == p.MOVETO).sum()) for p in paths] == [2, 1, 2]
+    assert [len(p.vertices) for p in paths] == [10, 5, 10]
+    assert paths[2].vertices[:, 0].min() == 200 and paths[2].vertices[:, 0].max() == 305
+    # The hole winds against the shell (what leaves it empty when filled).
+    shell, hole = paths[0].vertices[:5], paths[0].vertices[5:]
+    assert shapely.LinearRing(shell).is_ccw != shapely.LinearRing(hole).is_ccw
+
+
 def test_discs_are_in_data_units():
     ax = plotting.new_axes()
     plotting.draw_discs(ax, [0, 100], [0, 0], 10)

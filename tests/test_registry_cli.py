@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,8 +53,9 @@ def test_help_lists_commands(capsys):
 def test_games_lists_player_counts_rules_and_compiled_players(capsys):
     assert main(["games"]) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
-    assert all(lines[g].endswith("rules, compiled random player") for g in ("cibola", "aztekz"))
-    assert "2-4 players" in lines["anasazi"] and "compiled" not in lines["anasazi"]
+    assert all(lines[g].endswith("rules, compiled random player")
+               for g in ("cibola", "aztekz", "anasazi"))
+    assert "2-4 players" in lines["anasazi"]
 
 
 def test_unknown_game_is_one_line_exit_2(capsys):
@@ -107,3 +109,70 @@ def test_a_broken_command_module_is_reported_not_hidden(tmp_path, monkeypatch, c
     assert "geomsim_no_such_package" in capsys.readouterr().err
     assert main(["absent"]) == 2
     assert "No such command 'absent'" in capsys.readouterr().err
+
+
+# -- outputs: checked before any work, written as ordinary files --------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (["setup", "anasazi", "-o", "x.jpg"], "x.jpg: give a name ending in .png, .svg, .pdf"),
+    (["setup", "anasazi", "--json", "x.jpg"], "x.jpg: give a name ending in .json"),
+    (["setup", "anasazi", "-o", ""], "give a name, not an empty one"),
+    (["analyze", "anasazi", "-o", ""], "give a name, not an empty one"),
+    (["run", "scenarios", "--out", ""], "give a name, not an empty one"),
+    (["replay", "game.jsonl", "-o", "x.png"], "x.png: give a name ending in .gif (or a folder"),
+    (["replay", "game.jsonl", "-o", ""], "give a name, not an empty one"),
+    (["rules", "--coverage", "x.html"], "x.html: give a name ending in .md"),
+    (["reach", "--setup", "pyproject.toml", "--map", "-o", "x.jpg"], "give a name ending in .png"),
+    (["reach", "--setup", "pyproject.toml", "--json", "x.txt"], "give a name ending in .json"),
+])
+def test_an_output_the_command_cannot_write_is_refused_before_any_work(argv, message, capsys,
+                                                                      monkeypatch):
+    def no_work(*args, **kwargs):
+        raise AssertionError("the command started work")
+
+    monkeypatch.setattr(cli_module, "load_game", no_work)
+    monkeypatch.chdir(ROOT)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_setup_without_outputs_writes_the_diagram_and_data_here(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    umask = os.umask(0o022)
+    try:
+        assert main(["setup", "cibola", "-s", "3"]) == 0
+    finally:
+        os.umask(umask)
+    assert capsys.readouterr().out.split() == ["wrote", "cibola-setup-3.json", "wrote",
+                                               "cibola-setup-3.png"]
+    assert (tmp_path / "cibola-setup-3.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "cibola-setup-3.png").stat().st_mode & 0o777 == 0o644  # not a private 0600
+    assert main(["setup", "cibola", "--from", "cibola-setup-3.json"]) == 0
+    assert capsys.readouterr().out.strip() == "wrote cibola-setup-3.png"  # the data is the source
+
+
+def test_an_unwritable_output_is_one_line_naming_it(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert main(["setup", "cibola", "-o", str(tmp_path / "file" / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [f"geomsim: error: cannot write {tmp_path}/file/x.png: "
+                                        f"{tmp_path}/file is a file, not a folder"]
+
+
+def test_run_of_a_folder_without_scenarios_says_so(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["run", str(tmp_path / "empty")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"geomsim: error: no scenario files in {tmp_path}/empty (none named *.yaml below it)")
+
+
+def test_the_run_header_shows_the_whole_description_wrapped(tmp_path, capsys):
+    words = " ".join(f"word{i}" for i in range(60))
+    scenario = tmp_path / "long.yaml"
+    scenario.write_text(f"description: |\n  First line, cut\n  mid-sentence. {words}.\n"
+                        "game: cibola\nplayers: 3\nseed: 0\nexpect:\n  - to_move: [0, 1, 2]\n")
+    assert main(["run", str(scenario), "--no-outputs"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    header = out[1:out.index(next(line for line in out if line.startswith("  pass")))]
+    assert " ".join(" ".join(header).split()) == f"First line, cut mid-sentence. {words}."
+    assert len(header) > 1 and all(len(line) <= 96 for line in header)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -90,6 +93,24 @@ def test_clone_is_independent():
     copy = state.clone()
     copy.apply(Mark(0))
     assert state.board[0] is None and not state.history
+
+
+def test_states_compare_and_hash_by_their_json():
+    """Equal positions (same JSON, history included) are equal and hash alike, in every process
+    (the hash is a digest of the JSON, not Python's salted str hash); a state played on changes
+    its hash, and states of other games or other positions differ."""
+    state, same = GRID.new_state(seed=1), GRID.new_state(seed=1)
+    assert state == same and hash(state) == hash(same) and len({state, same}) == 1
+    before = hash(state)
+    state.apply(Mark(4))
+    assert state != same and hash(state) != before
+    same.apply(Mark(4))
+    assert state == same and state != BID.new_state(2, seed=1) and state != state.to_json()
+    script = ("from tests.toygames import GRID, Mark; s = GRID.new_state(seed=1); "
+              "s.apply(Mark(4)); print(hash(s))")
+    other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": "123"})
+    assert int(other.stdout) == hash(state)
 
 
 def test_a_nan_that_got_in_is_refused_when_read_back():

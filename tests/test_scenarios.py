@@ -220,20 +220,32 @@ def _broken(spec: dict, state_players: int) -> dict | None:
             spec["equals"] = ["not", "this"]
         elif "length" in spec:
             spec["length"] += 1
-        elif "at_least" in spec:
-            spec["at_least"] = 10**9
-        elif "at_most" in spec:
-            spec["at_most"] = -(10**9)
-        else:
+        elif not _break_bound(spec):
             spec["contains"] = "no such thing"
     elif "event" in spec:
         spec["count"] = spec.get("count", 1) + 1
+    elif "analysis" in spec:  # a batch question: a bound no measured value meets
+        if "between" in spec:
+            spec["between"] = [10**9, 10**9 + 1]
+        elif not _break_bound(spec):
+            spec["equals"] = "not this"
     elif "reachable" in spec or "unreachable" in spec:  # Anasazi's reach kinds: the opposite
         kind = "reachable" if "reachable" in spec else "unreachable"
         spec["unreachable" if kind == "reachable" else "reachable"] = spec.pop(kind)
     else:
         return None
     return spec
+
+
+def _break_bound(spec: dict) -> bool:
+    """Move an `at_least` or `at_most` bound out of reach; False when the spec has neither."""
+    if "at_least" in spec:
+        spec["at_least"] = 10**9
+    elif "at_most" in spec:
+        spec["at_most"] = -(10**9)
+    else:
+        return False
+    return True
 
 
 def _expectation_slots(data: dict):
@@ -442,7 +454,7 @@ def test_replay_errors(tmp_path, toys, capsys):
     assert cli.main(["replay", str(log), "-o", str(tmp_path / "f")]) == 2
     assert f"{log}:3: action: 'mark 0' is illegal: toy/grid/empty" in capsys.readouterr().err
     assert cli.main(["replay", str(log), "-o", str(tmp_path / "x.mp4")]) == 2
-    assert "give a .gif file or a folder" in capsys.readouterr().err
+    assert "x.mp4: give a name ending in .gif (or a folder" in capsys.readouterr().err
     not_log = _write(tmp_path, "{}\n", "x.jsonl")
     assert cli.main(["replay", str(not_log), "-o", str(tmp_path / "f")]) == 2
     assert f"{not_log}:1: not a geomsim game log" in capsys.readouterr().err

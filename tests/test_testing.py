@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 
 import pytest
@@ -40,20 +41,32 @@ def test_simultaneous_game_varies_hidden_parts():
     assert report.determinize_varied > 0
 
 
+_BROKEN = itertools.count()
+
+
+def broken_class(base: type, overrides: dict) -> type:
+    """A subclass of `base` with methods replaced, findable by name so that pickle copies its
+    states (the harness pickles states)."""
+    name = f"Broken{base.__name__}{next(_BROKEN)}"
+    cls = type(name, (base,), {**overrides, "__module__": __name__, "__qualname__": name})
+    globals()[name] = cls
+    return cls
+
+
 def broken_grid(**overrides) -> GridGame:
     """A grid game whose states have the given methods replaced."""
-    state_cls = type("BrokenGridState", (GridState,), overrides)
-    game = GridGame()
-    game.new_state = lambda players=2, seed=None, setup=None: state_cls(game, [None] * 9, 0)
+    state_cls = broken_class(GridState, overrides)
 
-    def from_json(text):
+    def new_state(self, players=2, seed=None, setup=None):
+        return state_cls(self, [None] * 9, 0)
+
+    def from_json(self, text):
         d = json.loads(text)
-        s = state_cls(game, d["board"], d["turn"])
+        s = state_cls(self, d["board"], d["turn"])
         s._history_from_json(d)
         return s
 
-    game.state_from_json = from_json
-    return game
+    return broken_class(GridGame, {"new_state": new_state, "state_from_json": from_json})()
 
 
 def expect_failure(game, prop: str) -> None:
@@ -102,55 +115,66 @@ def test_catches_legal_actions_listed_otherwise_after_json():
         return FiniteActionSpace(Mark(i) for i in cells)
 
     game = broken_grid(_legal_actions=legal)
-    made = game.new_state
+    made = type(game).new_state
 
-    def new_state(players=2, seed=None, setup=None):
-        state = made(players, seed, setup)
+    def new_state(self, players=2, seed=None, setup=None):
+        state = made(self, players, seed, setup)
         state.backwards = True
         return state
 
-    game.new_state = new_state
-    expect_failure(game, "json-round-trip")
+    expect_failure(broken_class(type(game), {"new_state": new_state})(), "json-round-trip")
 
 
 def test_catches_bad_action_text():
-    class BadText(GridGame):
-        def parse_action(self, text):
-            return Mark(int(text.split()[1]) % 8)
-    game = BadText()
-    expect_failure(game, "action-round-trip")
+    def parse_action(self, text):
+        return Mark(int(text.split()[1]) % 8)
+    expect_failure(broken_class(GridGame, {"parse_action": parse_action})(), "action-round-trip")
 
 
 def test_catches_unrepeatable_games():
     counter = iter(range(10**6))
 
-    class Drifting(GridGame):
-        def new_state(self, players=2, seed=None, setup=None):
-            return GridState(self, [None] * 9, next(counter) % 2)
-    expect_failure(Drifting(), "replay")
+    def new_state(self, players=2, seed=None, setup=None):
+        return GridState(self, [None] * 9, next(counter) % 2)
+    expect_failure(broken_class(GridGame, {"new_state": new_state})(), "replay")
 
 
 def broken_bid(**overrides) -> BidGame:
     """A sealed-bid game whose states have the given methods replaced."""
-    state_cls = type("BrokenBidState", (BidState,), overrides)
+    state_cls = broken_class(BidState, overrides)
 
-    class Broken(BidGame):
-        def new_state(self, players=2, seed=None, setup=None):
-            state = super().new_state(players, seed)
-            state.__class__ = state_cls
-            return state
+    def new_state(self, players=2, seed=None, setup=None):
+        state = BidGame.new_state(self, players, seed)
+        state.__class__ = state_cls
+        return state
 
-        def state_from_json(self, text):
-            state = super().state_from_json(text)
-            state.__class__ = state_cls
-            return state
+    def state_from_json(self, text):
+        state = BidGame.state_from_json(self, text)
+        state.__class__ = state_cls
+        return state
 
-    return Broken()
+    return broken_class(BidGame, {"new_state": new_state, "state_from_json": state_from_json})()
 
 
 def test_catches_observation_leaks():
     leaky = broken_bid(observe=lambda self, p: {**BidState.observe(self, p), "sealed": dict(self.sealed)})
     expect_failure(leaky, "observe-hidden")
+
+
+def test_catches_scores_that_leak_hidden_parts():
+    """A side channel beside observe (issue 13: Anasazi's scores doubled secret objectives):
+    scores during play that count the prize of the round still to come."""
+    def scores(self):
+        ahead = self.prizes[self.round] if self.round < len(self.prizes) else 0
+        return [float(w + ahead * (p == 0)) for p, w in enumerate(self.won)]
+    expect_failure(broken_bid(scores=scores), "view-hidden")
+
+
+def test_catches_a_game_view_that_leaks():
+    """A game's own view (Anasazi: `view(player)`) that shows the sealed bids."""
+    def player_views(self, player):
+        return {**BidState.player_views(self, player), "table": dict(self.sealed)}
+    expect_failure(broken_bid(player_views=player_views), "view-hidden")
 
 
 def test_catches_determinize_that_hides_nothing():
@@ -209,6 +233,10 @@ def test_playouts_catch_an_illegal_choice():
 
 def test_playouts_catch_a_choice_among_other_options():
     expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((0, 2), 8)))
+
+
+def test_playouts_catch_a_finite_choice_logged_as_continuous():
+    expect_playout_failure(lambda p: with_log(p, lambda log: log.__setitem__((0, 2), 0)))
 
 
 def test_playouts_catch_the_wrong_player():

@@ -445,14 +445,15 @@ class TableView:
 
     `base_camps` are (player, x, y); `expeditions` maps an expedition camp id to the poses
     (marker centres) of its markers in the order laid; `contents` maps a sector id to what still
-    lies there ("tower"|"treasure", colour); `track` counts the filled spaces of each colour;
+    lies there ("tower"|"treasure", colour; None for a tower whose colour the viewer does not
+    know); `track` counts the filled spaces of each colour;
     `bonus` lists the bonus treasures still on the score tile; `known_towers` are tower colours
     to draw revealed even when the drawing hides towers.
     """
 
     base_camps: list[tuple[int, float, float]] = field(default_factory=list)
     expeditions: dict[str, list[Pose]] = field(default_factory=dict)
-    contents: dict[str, tuple[str, str]] = field(default_factory=dict)
+    contents: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     track: dict[str, int] = field(default_factory=lambda: {c: 0 for c in COLOURS})
     bonus: tuple[str, ...] = COLOURS
     known_towers: dict[str, str] = field(default_factory=dict)

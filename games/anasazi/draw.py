@@ -14,11 +14,11 @@ from functools import lru_cache
 import numpy as np
 import shapely
 from matplotlib.axes import Axes
-from matplotlib.collections import LineCollection, PatchCollection
-from matplotlib.font_manager import FontProperties
-from matplotlib.patches import PathPatch
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.font_manager import FontProperties, findfont, get_font
+from matplotlib.ft2font import FT2Font, LoadFlags
 from matplotlib.path import Path as MplPath
-from matplotlib.textpath import TextPath
+from matplotlib.textpath import TextToPath
 
 from geomsim.plotting import PLAYER_COLOURS, draw_discs, draw_polygons, new_axes, scale_bar
 from games.anasazi.components import COLOURS, TRACK_SPACES, Setup, Sizes, TableView
@@ -324,16 +324,47 @@ def _legend(ax: Axes, setup: Setup, x: float, y: float) -> None:
                     zorder=6.2)
 
 
+@lru_cache(maxsize=2)
+def _font(bold: bool) -> FT2Font:
+    """DejaVu Sans (the font matplotlib ships), regular or bold."""
+    return get_font(findfont(FontProperties(family="DejaVu Sans",
+                                            weight="bold" if bold else "normal")))
+
+
+@lru_cache(maxsize=512)
+def _char(char: str, bold: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    """One character's outline one unit tall with its origin at (0, 0): vertices, path codes
+    and its advance (how far the next character starts). Made once per character: laying out
+    every label through `TextPath` cost more than the rest of a first diagram."""
+    font = _font(bold)
+    font.set_size(TextToPath.FONT_SCALE, TextToPath.DPI)  # the font object is shared: size now
+    glyph = font.load_char(ord(char), flags=LoadFlags.NO_HINTING)
+    verts, codes = font.get_path()
+    scale = 1.0 / TextToPath.FONT_SCALE
+    return np.asarray(verts, float).reshape(-1, 2) * scale, np.asarray(codes, np.uint8), \
+        glyph.linearHoriAdvance / 65536 * scale
+
+
 @lru_cache(maxsize=512)
 def _glyphs(text: str, bold: bool, align: str = "center") -> tuple[np.ndarray, np.ndarray]:
     """The outline of `text` one unit tall, centred on (0, 0) (or starting there, for
-    align="left"): vertices and path codes."""
-    path = TextPath((0, 0), text, size=1.0,
-                    prop=FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal"))
-    box = path.get_extents()
+    align="left"): vertices and path codes, the characters set side by side by their advances
+    (no kerning: labels are ids, numbers and short words)."""
+    verts, codes, x = [], [], 0.0
+    for char in text:
+        v, c, advance = _char(char, bold)
+        verts.append(v + (x, 0.0))
+        codes.append(c)
+        x += advance
+    verts_all = np.concatenate(verts) if verts else np.zeros((0, 2))
+    codes_all = np.concatenate(codes) if codes else np.zeros(0, np.uint8)
+    # The extent from the vertices (Path.get_extents solves every curve: half a second for a
+    # table's labels); a glyph's extreme points are on its outline.
+    drawn = verts_all[codes_all != MplPath.CLOSEPOLY]
+    x0, x1 = (drawn[:, 0].min(), drawn[:, 0].max()) if len(drawn) else (0.0, 0.0)
     # Centre on the height of capitals, so labels of different letters sit on one line.
-    centre = np.array([(box.x0 + box.x1) / 2 if align == "center" else box.x0, 0.36])
-    return path.vertices - centre, path.codes
+    centre = np.array([(x0 + x1) / 2 if align == "center" else x0, 0.36])
+    return verts_all - centre, codes_all
 
 
 def draw_text_paths(ax: Axes, x: Sequence[float], y: Sequence[float], texts: Sequence[str],
@@ -341,11 +372,11 @@ def draw_text_paths(ax: Axes, x: Sequence[float], y: Sequence[float], texts: Seq
                     align: str = "center") -> None:
     """Write short labels `size` mm tall, centred at (x, y), as one collection of glyph outlines:
     they scale with the table and cost far less to render than one Text artist each."""
-    patches = []
+    paths = []
     for xi, yi, t in zip(x, y, texts):
         verts, codes = _glyphs(t, bold, align)
-        patches.append(PathPatch(MplPath(verts * size + (xi, yi), codes)))
-    if patches:
-        ax.add_collection(PatchCollection(patches, facecolor=color, edgecolor="none",
-                                          linewidth=0, zorder=zorder))
+        paths.append(MplPath(verts * size + (xi, yi), codes))
+    if paths:
+        ax.add_collection(PathCollection(paths, facecolor=color, edgecolor="none",
+                                         linewidth=0, zorder=zorder))
 

@@ -22,10 +22,12 @@ import numpy as np
 import pymunk
 import shapely
 
+from games.anasazi.legality import Recent
+
 from games.anasazi.components import (
     BONUS_PER_COLOUR, COLOURS, DIVIDED_PUEBLOS, EXPEDITION_CAMPS, MAX_PLAYERS, MESA_COUNTS,
     MIN_PLAYERS, OBJECTIVES, PUEBLOS, RING_NAMES, TOWERS_PER_COLOUR, TREASURES_PER_COLOUR,
-    DECIMALS, ExpeditionCamp, Mesa, Pueblo, Sector, Setup, Sizes, Table, rounded,
+    DECIMALS, ExpeditionCamp, Mesa, Pueblo, Sector, Setup, Sizes, Table,
 )
 
 # Tolerance (mm) of the exact checks: JSON rounds coordinates to 1e-6.
@@ -92,16 +94,25 @@ def ring_of(index: int) -> str:
 
 def mesa_outline(rng: np.random.Generator, radius: float, options: LayoutOptions) -> np.ndarray:
     """Vertices (n, 2) of an irregular mesa centred near (0, 0): a wobbly, ragged disc."""
-    n = options.mesa_vertices * (2 if radius > 60 else 1)
-    theta = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
-    theta += rng.uniform(-0.3, 0.3, n) * (2 * np.pi / n)
-    r = np.ones(n)
-    for k in (2, 3, 4):  # low harmonics give lobes and bays; higher ones would look like gears
-        r += rng.uniform(0.3, 1.0) * options.irregularity / (k - 1) ** 0.7 \
-            * np.cos(k * theta + rng.uniform(0, 2 * np.pi))
-    r += rng.normal(0.0, options.roughness, n)
-    r *= radius / r.mean()
-    return np.column_stack([r * np.cos(theta), r * np.sin(theta)])
+    return mesa_outlines(rng, np.array([radius]), options)[0]
+
+
+def mesa_outlines(rng: np.random.Generator, radii: np.ndarray, options: LayoutOptions
+                  ) -> np.ndarray:
+    """Vertices (m, n, 2) of irregular mesas of the same vertex count centred near (0, 0), one
+    per mean radius: wobbly, ragged discs."""
+    m, n = len(radii), options.mesa_vertices * (2 if radii[0] > 60 else 1)
+    theta = np.linspace(0.0, 2 * np.pi, n, endpoint=False) \
+        + rng.uniform(-0.3, 0.3, (m, n)) * (2 * np.pi / n)
+    r = np.ones((m, n))
+    k = np.arange(2, 5)[:, None]  # low harmonics give lobes and bays; higher ones, gears
+    amplitude = rng.uniform(0.3, 1.0, (m, 3)) * options.irregularity / (k.T - 1) ** 0.7
+    phase = rng.uniform(0, 2 * np.pi, (m, 3))
+    r += (amplitude[:, :, None] * np.cos(k[None] * theta[:, None, :] + phase[:, :, None])
+          ).sum(axis=1)
+    r += rng.normal(0.0, options.roughness, (m, n))
+    r *= radii[:, None] / r.mean(axis=1, keepdims=True)
+    return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=-1)
 
 
 def start_positions(rng: np.random.Generator, options: LayoutOptions) -> np.ndarray:
@@ -146,7 +157,8 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
 
     Each mesa is a convex pymunk polygon inflated by half the gap (pymunk collides the hull: a
     real outline lies inside it, so its gaps are only wider); moment=inf keeps the tiles from
-    turning. Single-threaded pymunk is deterministic.
+    turning. Single-threaded pymunk is deterministic. No Python runs per contact: every
+    `CALM_EVERY` steps `_deepest` measures the overlap of the inflated hulls with shapely.
     """
     space = pymunk.Space()
     space.damping = 0.05  # velocity kept after one second: tiles stop as soon as they part
@@ -159,32 +171,86 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
         else:
             body = pymunk.Body(mass=1.0, moment=math.inf)
         body.position = (float(centre[0]), float(centre[1]))
-        shape = pymunk.Poly(body, [tuple(v) for v in outline], radius=clearance)
+        shape = pymunk.Poly(body, outline.tolist(), radius=clearance)
         space.add(body, shape)
         bodies.append(body)
     for square in camps:
-        space.add(pymunk.Poly(space.static_body, [tuple(v) for v in square], radius=clearance))
+        space.add(pymunk.Poly(space.static_body, square.tolist(), radius=clearance))
     edge = sizes.play_area_radius
-    wall = [(edge * math.cos(t), edge * math.sin(t)) for t in np.linspace(0, 2 * np.pi, 97)]
-    for p, q in zip(wall, wall[1:]):
-        space.add(pymunk.Segment(space.static_body, p, q, 0.0))
+    space.add(*_walls(space, outlines, centres, edge, clearance))
 
-    deepest = [0.0]
-
-    def record(arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
-        for point in arbiter.contact_point_set.points:
-            deepest[0] = min(deepest[0], point.distance)
-
-    space.on_collision(post_solve=record)
-    # Settled when no contact is deeper than a fraction of the slop for a few steps in a row.
-    calm, dt = 0, 1.0 / 60.0
-    for _ in range(options.max_steps):
-        deepest[0] = 0.0
+    overlap = _Overlap(outlines, camps, clearance, edge)
+    dt, start = 1.0 / 60.0, np.asarray(centres, float)
+    for step in range(1, options.max_steps + 1):
         space.step(dt)
-        calm = calm + 1 if deepest[0] > -options.slop / 4 else 0
-        if calm >= 3:
-            return np.array([b.position for b in bodies])
+        if step >= CALM_FROM and step % CALM_EVERY == 0:
+            centres = np.array([b.position for b in bodies])
+            if np.hypot(*(centres - start).T).max() > WALL_REACH:
+                return None  # beyond the walls laid: this attempt fails
+            # Settled when no inflated hull overlaps another by more than a fraction of the slop.
+            if overlap.calm(centres, options.slop / 4):
+                return centres
     return None
+
+
+def _walls(space: pymunk.Space, outlines: Sequence[np.ndarray], centres: np.ndarray,
+           edge: float, clearance: float) -> list[pymunk.Segment]:
+    """The play area's edge as 96 static segments, only those a mesa may come near (a mesa
+    that travels farther than `WALL_REACH` fails the attempt): most tables keep far from the
+    edge, and each segment costs pymunk about 10 µs to make."""
+    t = np.linspace(0, 2 * np.pi, 97)
+    wall = np.column_stack([edge * np.cos(t), edge * np.sin(t)])
+    mid = (wall[:-1] + wall[1:]) / 2
+    radii = np.array([np.hypot(*o.T).max() for o in outlines])
+    near = (np.hypot(*(mid[:, None] - centres[None]).transpose(2, 0, 1))
+            < radii + clearance + WALL_REACH).any(axis=1)
+    return [pymunk.Segment(space.static_body, tuple(wall[k]), tuple(wall[k + 1]), 0.0)
+            for k in np.flatnonzero(near)]
+
+
+WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 28 in 100 tables)
+
+CALM_FROM, CALM_EVERY = 24, 4  # relaxation steps before the first measure of the overlap
+# left, and between two (tables settle after 44 to 100 steps)
+
+
+class _Overlap:
+    """How deep the mesas' inflated hulls overlap each other, the camps and the edge."""
+
+    def __init__(self, outlines: Sequence[np.ndarray], camps: np.ndarray, clearance: float,
+                 edge: float):
+        counts = [len(o) for o in outlines]
+        every = np.concatenate(outlines)
+        self.hulls = shapely.convex_hull(shapely.multipoints(
+            every, indices=np.repeat(np.arange(len(outlines)), counts)))
+        self.lengths = shapely.get_num_coordinates(self.hulls)
+        self.radii = np.maximum.reduceat(np.hypot(*every.T), np.cumsum([0] + counts[:-1]))
+        self.camps = shapely.polygons(camps)
+        self.camp_centres = camps.mean(axis=1)
+        self.camp_radius = float(np.hypot(*(camps[0] - self.camp_centres[0]).T).max())
+        self.clearance, self.edge = clearance, edge
+        self.i, self.j = np.triu_indices(len(outlines), k=1)
+
+    def calm(self, centres: np.ndarray, depth: float) -> bool:
+        """True when no inflated hull placed at `centres` overlaps another, a camp or the edge
+        by more than `depth` (mm)."""
+        within = 2 * self.clearance - depth
+        far = np.hypot(*centres.T) + self.radii + self.clearance - depth
+        if far.max() > self.edge and self._farthest(centres) + self.clearance - depth > self.edge:
+            return False
+        placed = shapely.transform(self.hulls, lambda xy: xy + np.repeat(centres, self.lengths, 0))
+        near = np.hypot(*(centres[self.i] - centres[self.j]).T) \
+            < self.radii[self.i] + self.radii[self.j] + within
+        if shapely.dwithin(placed[self.i[near]], placed[self.j[near]], within).any():
+            return False
+        mi, ci = np.nonzero(np.hypot(*(centres[:, None] - self.camp_centres[None]).transpose(2, 0, 1))
+                            < self.radii[:, None] + self.camp_radius + within)
+        return not shapely.dwithin(placed[mi], self.camps[ci], within).any()
+
+    def _farthest(self, centres: np.ndarray) -> float:
+        """The distance from the table's centre of the farthest hull vertex."""
+        shifted = shapely.get_coordinates(self.hulls) + np.repeat(centres, self.lengths, 0)
+        return float(np.hypot(*shifted.T).max())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,93 +273,165 @@ def pueblo_counts(rng: np.random.Generator, options: LayoutOptions) -> list[int]
     return counts
 
 
+def pueblo_outline(length: float, width: float) -> np.ndarray:
+    """A pueblo's outline in its own frame (long axis along x), counter-clockwise: an octagon,
+    a block with cut corners."""
+    hl, hw, cut = length / 2, width / 2, 0.22 * width
+    return np.array([(-hl + cut, -hw), (hl - cut, -hw), (hl, -hw + cut), (hl, hw - cut),
+                     (hl - cut, hw), (-hl + cut, hw), (-hl, hw - cut), (-hl, -hw + cut)])
+
+
 def pueblo_shape(length: float, width: float, divided: bool, small_share: float
                  ) -> list[np.ndarray]:
-    """Sector outlines in the pueblo's own frame (long axis along x): an octagon (a block with
-    cut corners), whole or cut across into a small and a large sector."""
-    hl, hw, cut = length / 2, width / 2, 0.22 * width
-    octagon = shapely.Polygon([(-hl + cut, -hw), (hl - cut, -hw), (hl, -hw + cut), (hl, hw - cut),
-                               (hl - cut, hw), (-hl + cut, hw), (-hl, hw - cut), (-hl, -hw + cut)])
+    """Sector outlines in the pueblo's own frame, counter-clockwise: its outline whole, or cut
+    across into a small and a large sector."""
+    octagon = pueblo_outline(length, width)
     if not divided:
-        return [np.asarray(octagon.exterior.coords)[:-1]]
+        return [octagon]
+    hl, hw, cut = length / 2, width / 2, 0.22 * width
     split = -hl + small_share * length
-    parts = [shapely.clip_by_rect(octagon, -hl, -hw, split, hw),
-             shapely.clip_by_rect(octagon, split, -hw, hl, hw)]
+    if -hl + cut <= split <= hl - cut:  # the cut runs between the straight long sides
+        return [np.array([octagon[0], (split, -hw), (split, hw), *octagon[5:]]),
+                np.array([(split, -hw), *octagon[1:5], (split, hw)])]
+    whole = shapely.Polygon(octagon)
+    parts = [shapely.clip_by_rect(whole, -hl, -hw, split, hw),
+             shapely.clip_by_rect(whole, split, -hw, hl, hw)]
     return [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
 
 
-def _placed(parts: list[np.ndarray], x: float, y: float, heading: float) -> list[shapely.Polygon]:
-    c, s = math.cos(heading), math.sin(heading)
-    rot = np.array([[c, s], [-s, c]])
-    return [rounded(shapely.Polygon(p @ rot + (x, y))) for p in parts]
+def posed(corners: np.ndarray, x: np.ndarray, y: np.ndarray, heading: np.ndarray) -> np.ndarray:
+    """`corners` (n, 2) of a shape in its own frame placed at poses (arrays of any shape s):
+    (*s, n, 2); or several shapes at once, `corners` (*s, n, 2)."""
+    z = (corners[..., 0] + 1j * corners[..., 1]) * np.exp(1j * heading)[..., None] \
+        + (x + 1j * y)[..., None]
+    return np.stack([z.real, z.imag], axis=-1)
 
 
-def place_pueblos(rng: np.random.Generator, mesa: shapely.Polygon, shapes: list[list[np.ndarray]],
-                  options: LayoutOptions) -> list[list[shapely.Polygon]] | None:
-    """Put each pueblo (its sector outlines) wholly on the mesa, `pueblo_margin` from the edge
-    and `pueblo_spacing` from each other: along a cliff edge or inside, at random. None if
-    they do not fit after a few tries."""
-    room = mesa.buffer(-options.pueblo_margin, quad_segs=2)
-    shapely.prepare(room)
-    for _ in range(4):  # a crowded mesa may need the pueblos laid out afresh
-        placed: list[list[shapely.Polygon]] = []
-        for parts in shapes:
-            polys = _place_one(rng, room, parts, [shapely.union_all(p) for p in placed], options)
-            if polys is None:
-                break
-            placed.append(polys)
-        else:
-            return placed
-    return None
+def polygons_of(rings: Sequence[np.ndarray]) -> np.ndarray:
+    """Polygons from vertex arrays of any lengths, rounded to `DECIMALS` (what JSON keeps), in
+    one shapely call."""
+    lengths = [len(r) for r in rings]
+    coords = np.concatenate(rings).round(DECIMALS)
+    return shapely.polygons(shapely.linearrings(coords, indices=np.repeat(
+        np.arange(len(rings)), lengths)))
 
 
-def _place_one(rng: np.random.Generator, room: shapely.Polygon, parts: list[np.ndarray],
-               others: list[shapely.Polygon], options: LayoutOptions
-               ) -> list[shapely.Polygon] | None:
-    """One pueblo's sectors placed inside `room`, clear of `others`, or None."""
-    corners = np.concatenate(parts)
-    outline = np.asarray(shapely.MultiPoint(corners).convex_hull.exterior.coords)[:-1]
-    half_width = float(np.abs(corners[:, 1]).max())
-    # Centres along the cliff lie on a line half a pueblo inside the edge, the pueblo's long
-    # side parallel to it; centres inside lie anywhere at least half a width deeper.
-    edge = room.buffer(-half_width - 0.5, quad_segs=2).exterior
-    core = room.buffer(-half_width - 3.0, quad_segs=2)
-    along_edge = rng.random() < options.edge_share
-    for attempt in range(40):
-        if attempt == 20:  # this mode does not fit here: try the other
-            along_edge = not along_edge
-        pose = _edge_pose(rng, edge) if along_edge else _inner_pose(rng, core)
-        if pose is None:
-            continue
-        # A pueblo is convex: test its outline (the hull of its sectors), cut it once it fits.
-        whole = _placed([outline], *pose)[0]
-        if room.contains(whole) and all(shapely.distance(whole, o) >= options.pueblo_spacing
-                                        for o in others):
-            return _placed(parts, *pose) if len(parts) > 1 else [whole]
-    return None
+POSE_BATCH = 16  # candidate poses of one pueblo built and tested at once
+POSE_BATCHES = 6  # batches tried (half along the edge, half inside) before a mesa starts afresh
+LAYOUTS = 4  # times a crowded mesa's pueblos are laid out afresh before the attempt fails
 
 
-def _edge_pose(rng: np.random.Generator, line: shapely.LineString
-               ) -> tuple[float, float, float] | None:
-    """A point on the line and the line's direction there."""
-    if line.is_empty or line.length < 10.0:
-        return None
-    t = rng.uniform(0, line.length)
-    p, q, mid = line.interpolate(t - 3.0), line.interpolate(t + 3.0), line.interpolate(t)
-    return mid.x, mid.y, math.atan2(q.y - p.y, q.x - p.x)
+class _Rooms:
+    """Where pueblos may stand on each mesa, buffered once per mesa: `room` keeps
+    `pueblo_margin` from the cliff (counter-clockwise, prepared), `core` the centres of
+    pueblos inside (for the mesa's widest pueblo: narrower ones only gain); the edge of each
+    room is kept as segments with their arc length, to walk along it in numpy."""
+
+    def __init__(self, mesas: np.ndarray, half_widths: np.ndarray, options: LayoutOptions):
+        self.room = shapely.orient_polygons(shapely.buffer(mesas, -options.pueblo_margin,
+                                                           quad_segs=2))
+        self.core = shapely.buffer(self.room, -half_widths - 3.0, quad_segs=2)
+        shapely.prepare(self.room)
+        shapely.prepare(self.core)
+        self.core_bounds = shapely.bounds(self.core)
+        coords, ring = shapely.get_coordinates(shapely.get_exterior_ring(self.room),
+                                               return_index=True)
+        same = ring[1:] == ring[:-1]
+        self.a, self.b = coords[:-1][same], coords[1:][same]
+        self.seg_length = np.hypot(*(self.b - self.a).T)
+        self.end = np.cumsum(self.seg_length)  # arc length at each segment's end, all rings
+        self.length = np.bincount(ring[:-1][same], self.seg_length, minlength=len(mesas))
+        self.start = self.end[np.searchsorted(ring[:-1][same], np.arange(len(mesas)))] \
+            - self.seg_length[np.searchsorted(ring[:-1][same], np.arange(len(mesas)))]
+
+    def along_edge(self, mesa: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Points (..., 2) at arc length `t` (any, it wraps) along the edges of `mesa` (...)."""
+        s = self.start[mesa] + np.mod(t, self.length[mesa])
+        k = np.minimum(np.searchsorted(self.end, s, side="right"), len(self.end) - 1)
+        share = (s - self.end[k] + self.seg_length[k]) / self.seg_length[k]
+        return self.a[k] + share[..., None] * (self.b[k] - self.a[k])
 
 
-def _inner_pose(rng: np.random.Generator, core: shapely.Geometry
-                ) -> tuple[float, float, float] | None:
-    """A random point of `core` and a random heading."""
-    if core.is_empty:
-        return None
-    x0, y0, x1, y1 = core.bounds
-    for _ in range(20):
-        x, y = rng.uniform(x0, x1), rng.uniform(y0, y1)
-        if core.contains(shapely.Point(x, y)):
-            return x, y, rng.uniform(0, 2 * math.pi)
-    return None
+def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[list[np.ndarray]],
+                  options: LayoutOptions) -> list[list[tuple[float, float, float]]] | None:
+    """Poses (x, y, heading in radians) for the pueblos of every mesa (`outlines[m]`: their
+    outlines in their own frames), each wholly on its mesa, `pueblo_margin` from the cliff and
+    `pueblo_spacing` from the others: its long side along the cliff or anywhere inside, at
+    random. None if a mesa's pueblos do not fit after a few tries.
+
+    Every mesa is served at once: a round builds one batch of candidate poses for the next
+    pueblo of each mesa and tests them all in a few shapely calls. A pueblo is convex: its
+    outline stands for its sectors.
+    """
+    n = len(mesas)
+    half_widths = np.array([max(np.abs(o[:, 1]).max() for o in on) for on in outlines])
+    rooms = _Rooms(mesas, half_widths, options)
+    poses: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
+    laid: list[list[shapely.Polygon]] = [[] for _ in range(n)]
+    along_edge, batch, layouts = np.zeros(n, bool), np.zeros(n, int), np.zeros(n, int)
+    for m in range(n):
+        along_edge[m] = rng.random() < options.edge_share
+    while active := [m for m in range(n) if len(poses[m]) < len(outlines[m])]:
+        idx = np.array(active)
+        shape = np.array([outlines[m][len(poses[m])] for m in active])  # (a, 8, 2)
+        half = np.abs(shape[:, :, 1]).max(axis=1)
+        x, y, h = _candidates(rng, rooms, idx, along_edge[idx], half)
+        wholes = shapely.polygons(posed(shape[:, None], x, y, h))  # (a, POSE_BATCH)
+        ok = shapely.contains(rooms.room[idx][:, None], wholes)
+        mine = [(row, other) for row, m in enumerate(active) for other in laid[m]]
+        if mine:
+            rows = np.array([r for r, _ in mine])
+            close = shapely.dwithin(np.array([o for _, o in mine], dtype=object)[:, None],
+                                    wholes[rows], options.pueblo_spacing)
+            np.logical_and.at(ok, rows, ~close)
+        for row, m in enumerate(active):
+            hit = np.flatnonzero(ok[row])
+            if len(hit):
+                k = hit[0]
+                poses[m].append((float(x[row, k]), float(y[row, k]), float(h[row, k])))
+                laid[m].append(wholes[row, k])
+                batch[m] = 0
+                along_edge[m] = rng.random() < options.edge_share
+                continue
+            batch[m] += 1
+            if batch[m] == POSE_BATCHES // 2:  # this mode does not fit here: try the other
+                along_edge[m] = not along_edge[m]
+            elif batch[m] == POSE_BATCHES:  # a crowded mesa: lay its pueblos out afresh
+                layouts[m] += 1
+                if layouts[m] == LAYOUTS:
+                    return None
+                poses[m], laid[m], batch[m] = [], [], 0
+    return poses
+
+
+def _candidates(rng: np.random.Generator, rooms: _Rooms, mesa: np.ndarray,
+                along_edge: np.ndarray, half: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`POSE_BATCH` candidate poses (a, POSE_BATCH) for a pueblo of half width `half` on each
+    `mesa`: along the edge (its long side parallel to the cliff, half a pueblo inside the
+    room) or anywhere in the core. Candidates that cannot fit are put far outside."""
+    a, k = len(mesa), POSE_BATCH
+    x, y, h = np.full((a, k), 1e9), np.zeros((a, k)), np.zeros((a, k))
+    edge, inner = np.flatnonzero(along_edge), np.flatnonzero(~along_edge)
+    if len(edge):
+        on = mesa[edge][:, None]
+        t = rng.uniform(0, 1, (len(edge), k)) * rooms.length[on]
+        # the cliff's direction over 6 mm: one vertex's jitter does not turn the pueblo
+        p, q, mid = (rooms.along_edge(on, t + d) for d in (-3.0, 3.0, 0.0))
+        heading = np.arctan2(q[..., 1] - p[..., 1], q[..., 0] - p[..., 0])
+        inward = (half[edge] + 0.5)[:, None]
+        x[edge] = mid[..., 0] - np.sin(heading) * inward
+        y[edge] = mid[..., 1] + np.cos(heading) * inward
+        h[edge] = heading
+    if len(inner):
+        x0, y0, x1, y1 = rooms.core_bounds[mesa[inner]].T[:, :, None]
+        px = x0 + rng.uniform(0, 1, (len(inner), k)) * (x1 - x0)
+        py = y0 + rng.uniform(0, 1, (len(inner), k)) * (y1 - y0)
+        deep = shapely.contains_xy(rooms.core[mesa[inner]][:, None], px, py)
+        x[inner] = np.where(deep, px, 1e9)
+        y[inner] = py
+        h[inner] = rng.uniform(0, 2 * math.pi, (len(inner), k))
+    return x, y, h
 
 
 def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: LayoutOptions
@@ -301,28 +439,40 @@ def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: Layou
     """44 pueblos (16 of them divided, chosen at random) spread over the mesas."""
     counts = pueblo_counts(rng, options)
     divided = set(rng.choice(PUEBLOS, DIVIDED_PUEBLOS, replace=False).tolist())
-    pueblos: list[Pueblo] = []
+    shapes: list[list[list[np.ndarray]]] = []
+    outlines: list[list[np.ndarray]] = []
     number = 0
-    for mesa, count in zip(mesas, counts):
-        kinds = [number + k in divided for k in range(count)]
-        shapes = []
-        for is_divided in kinds:
+    for count in counts:
+        shapes.append([])
+        outlines.append([])
+        for _ in range(count):
+            is_divided = number in divided
             length, width = options.divided_pueblo if is_divided else options.single_pueblo
             scale = 1 + rng.uniform(-options.pueblo_size_jitter, options.pueblo_size_jitter)
-            shapes.append(pueblo_shape(length * scale, width * scale, is_divided,
-                                       options.small_share))
-        placed = place_pueblos(rng, mesa.polygon, shapes, options)
-        if placed is None:
-            return None
-        for polys in placed:
-            pid = f"P{number}"
-            if len(polys) == 1:
-                sectors = (Sector(pid, pid, "single", polys[0]),)
-            else:
-                sectors = (Sector(pid + "s", pid, "small", polys[0]),
-                           Sector(pid + "l", pid, "large", polys[1]))
-            pueblos.append(Pueblo(pid, mesa.id, sectors))
+            shapes[-1].append(pueblo_shape(length * scale, width * scale, is_divided,
+                                           options.small_share))
+            outlines[-1].append(pueblo_outline(length * scale, width * scale))
             number += 1
+    poses = place_pueblos(rng, np.array([m.polygon for m in mesas]), outlines, options)
+    if poses is None:
+        return None
+    parts = [part for on in shapes for pueblo in on for part in pueblo]
+    at = np.array([pose for on, at in zip(shapes, poses) for pueblo, pose in zip(on, at)
+                   for _ in pueblo])
+    lengths = [len(part) for part in parts]
+    every = np.repeat(at, lengths, axis=0)
+    corners = posed(np.concatenate(parts)[:, None], every[:, 0], every[:, 1], every[:, 2])[:, 0]
+    polys = iter(polygons_of(np.split(corners, np.cumsum(lengths)[:-1])))
+    pueblos: list[Pueblo] = []
+    for mesa, on in zip(mesas, shapes):
+        for parts in on:
+            pid = f"P{len(pueblos)}"
+            if len(parts) == 1:
+                sectors = (Sector(pid, pid, "single", next(polys)),)
+            else:
+                sectors = (Sector(pid + "s", pid, "small", next(polys)),
+                           Sector(pid + "l", pid, "large", next(polys)))
+            pueblos.append(Pueblo(pid, mesa.id, sectors))
     return pueblos
 
 
@@ -354,20 +504,22 @@ def _try_table(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions) -
     if options.mesa_shapes is not None:
         outlines = [_centred(s) for s in options.mesa_shapes]
     else:
-        outlines = [mesa_outline(rng, r, options) for r in radii]
+        # the centre mesa has twice the vertices of the ring mesas
+        outlines = [*mesa_outlines(rng, np.array(radii[:1]), options),
+                    *mesa_outlines(rng, np.array(radii[1:]), options)]
     camps, starts = camp_squares(rng, sizes, options)
     centres = relax(outlines, start_positions(rng, options), camps, sizes, options)
     if centres is None:
         return None
-    mesas = tuple(Mesa(f"M{i}", ring_of(i), rounded(shapely.Polygon(o + c)))
-                  for i, (o, c) in enumerate(zip(outlines, centres)))
+    mesas = tuple(Mesa(f"M{i}", ring_of(i), poly) for i, poly in
+                  enumerate(polygons_of([o + c for o, c in zip(outlines, centres)])))
     pueblos = make_pueblos(rng, mesas, options)
     if pueblos is None:
         return None
     expedition = tuple(
-        ExpeditionCamp(f"E{k + 1}", rounded(shapely.Polygon(sq)),
-                       (round(float(st[0]), DECIMALS), round(float(st[1]), DECIMALS)))
-        for k, (sq, st) in enumerate(zip(camps, starts)))
+        ExpeditionCamp(f"E{k + 1}", poly, (round(float(st[0]), DECIMALS),
+                                           round(float(st[1]), DECIMALS)))
+        for k, (poly, st) in enumerate(zip(polygons_of(list(camps)), starts)))
     return Table(mesas, tuple(pueblos), expedition, sizes)
 
 
@@ -411,11 +563,18 @@ def make_setup(players: int, seed: int) -> dict[str, Any]:
     return random_setup(players, seed).to_json()
 
 
-def load_setup(data: Mapping[str, Any] | Setup) -> Setup:
-    """A setup from its JSON dict, checked against every setup rule (ValueError names pieces)."""
+def load_setup(data: Mapping[str, Any] | Setup, check_setup: bool = True) -> Setup:
+    """A setup from its JSON dict or a `Setup`, checked against every setup rule (ValueError
+    names pieces) unless `check_setup` is False: only for laboratory tables that break the
+    setup rules on purpose (the component counts of the deal are checked all the same)."""
     setup = data if isinstance(data, Setup) else Setup.from_json(data)
-    validate_table(setup.table)
+    if check_setup:
+        # A table is immutable: one that passed is not judged again (about 11 ms a table).
+        _VALID_TABLES.of_table(setup.table, lambda: validate_table(setup.table) or True)
     return setup
+
+
+_VALID_TABLES = Recent(64)  # the tables that last passed `validate_table`
 
 
 def _check_seed(seed: Any) -> int:
@@ -507,7 +666,9 @@ def _check_pueblos(table: Table) -> list[str]:
     polys = np.array([s.polygon for s in sectors], dtype=object)
     mesas = np.array([table.mesa_of(s.id).polygon for s in sectors], dtype=object)
     # Wholly on its mesa: nothing of the sector lies outside (within rounding).
-    outside = shapely.area(shapely.difference(polys, mesas))
+    outside = np.zeros(len(sectors))
+    off = ~shapely.covers(mesas, polys)
+    outside[off] = shapely.area(shapely.difference(polys[off], mesas[off]))
     # Reachable: a marker pointed straight at the sector from the centre side touches it and
     # stays inside the play area.
     near = shapely.distance(shapely.Point(0, 0), polys)
@@ -525,13 +686,20 @@ def _check_pueblos(table: Table) -> list[str]:
         if room[k]:
             piece = "tower" if s.kind == "small" else "treasure"
             problems.append(f"sector {s.id} is too small to hold its {piece}")
-    for p in table.pueblos:
-        if p.divided and p.sectors[0].polygon.intersection(p.sectors[1].polygon).area > TOLERANCE:
-            problems.append(f"the sectors of pueblo {p.id} overlap")
-    whole = [p.polygon for p in table.pueblos]
-    for i, j, _ in _pairs_closer(whole, TOLERANCE):
-        if whole[i].intersection(whole[j]).area > TOLERANCE:
-            problems.append(f"pueblos {table.pueblos[i].id} and {table.pueblos[j].id} overlap")
+    # Overlaps, sector by sector: two sectors of one pueblo, or of two pueblos.
+    pueblo = np.array([s.pueblo for s in sectors])
+    left, right = shapely.STRtree(polys).query(polys, predicate="intersects")
+    keep = left < right
+    left, right = left[keep], right[keep]
+    area = shapely.area(shapely.intersection(polys[left], polys[right]))
+    pairs: dict[tuple[str, str], float] = {}
+    for i, j, a in zip(left, right, area):
+        key = (pueblo[i], pueblo[j])
+        pairs[key] = pairs.get(key, 0.0) + float(a)
+    for (a, b), overlap in pairs.items():
+        if overlap > TOLERANCE:
+            problems.append(f"the sectors of pueblo {a} overlap" if a == b
+                            else f"pueblos {a} and {b} overlap")
     return problems
 
 

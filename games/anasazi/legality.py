@@ -655,8 +655,18 @@ def touched(table: Table, pose: Pose) -> tuple[list[str], list[str]]:
 
 
 def covered_camps(board: Board, pose: Pose) -> list[int]:
-    """The indices of the base camps a marker at `pose` covers (even partly)."""
-    return [i for i, _ in _overlapped_camps(board, pose)]
+    """The indices of the base camps a marker at `pose` covers (even partly): the analytic
+    distance decides, shapely's (`_overlapped_camps`) only within `MARGIN` of the limit."""
+    sizes, camps = board.sizes, board.camps
+    limit = sizes.base_camp_radius - EPS
+    found = []
+    for i in _near(_camp_discs(board), pose.x, pose.y, _marker_reach(sizes)).tolist():
+        d = _rect_distance(pose, sizes, camps[i].x, camps[i].y)
+        if d <= limit - MARGIN:
+            found.append(i)
+        elif d <= limit + MARGIN:
+            return [i for i, _ in _overlapped_camps(board, pose)]
+    return found
 
 
 # -- the batched path --------------------------------------------------------------------------
@@ -907,53 +917,45 @@ def check_camp_points(board: Board, z: NDArray[np.complex128]) -> PoseCheck:
 
 def first_legal_camps(board: Board, z: NDArray[np.complex128], want: int) -> list[complex]:
     """The first `want` of the base camp centres z = x + iy that `check_camp_points` finds
-    legal, judged one by one in plain Python (the same formulas and order of tests; shapely
-    only for the mesas and tiles whose circles come near), stopping at the `want`-th: for
-    samplers that want one or two of a handful of candidates."""
+    legal, with the same formulas and order of tests, stopping at the `want`-th: for samplers
+    that want one or two of a handful of candidates. The bounding-circle prefilters run in
+    numpy for all candidates at once; shapely and the marker rectangles are asked one
+    candidate at a time, only where a circle comes near."""
     found: list[complex] = []
-    if want <= 0:
+    if want <= 0 or not len(z):
         return found
     sizes = board.sizes
     r = sizes.base_camp_radius
-    d, on_camp, edge = r - EPS, 2 * r - EPS, sizes.play_area_radius + EPS
+    d = r - EPS
     a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
-    camps, blockers, prepared, markers = board.memo("camp lists", lambda: _camp_lists(board))
+    prepared, circles = table_geometry(board.table).blockers
+    camps = _camp_discs(board).centre
+    frames, turns = _marker_frames(board)
+    markers, back = frames.centre, np.conj(turns)
+    inside = np.abs(z) + r <= sizes.play_area_radius + EPS
+    if len(camps):
+        inside &= ~(np.abs(z[:, None] - camps) <= 2 * r - EPS).any(axis=1)
+    near = np.abs(z[:, None] - circles.centre) <= circles.radius + d  # mesas' and tiles' circles
+    close = np.abs(z[:, None] - markers) <= _marker_reach(sizes) + d if len(markers) else None
     hypot = math.hypot
-    for c in z.tolist():
-        if abs(c) + r > edge:
+    for k in np.flatnonzero(inside).tolist():
+        c = complex(z[k])
+        blockers = np.flatnonzero(near[k])
+        if len(blockers) and shapely.dwithin(prepared[blockers], shapely.Point(c.real, c.imag),
+                                             d).any():
             continue
-        if any(abs(c - o) <= on_camp for o in camps):
-            continue
-        near = [j for j, (o, limit) in enumerate(blockers) if abs(c - o) <= limit]
-        if near and shapely.dwithin(prepared[near], shapely.Point(c.real, c.imag), d).any():
-            continue
-        for o, back, limit in markers:
-            if abs(c - o) <= limit:
-                loc = (c - o) * back
+        if close is not None:
+            for m in np.flatnonzero(close[k]).tolist():
+                loc = (c - complex(markers[m])) * complex(back[m])
                 if hypot(max(abs(loc.real) - a, 0.0), max(abs(loc.imag) - b, 0.0)) <= d:
                     break
+            else:
+                found.append(c)
         else:
             found.append(c)
-            if len(found) >= want:
-                break
+        if len(found) >= want:
+            break
     return found
-
-
-def _camp_lists(board: Board) -> tuple:
-    """What `first_legal_camps` reads of a board, as Python numbers: the base camps' centres,
-    (centre, how near a camp's centre may come) of the mesas' and tiles' circles, those
-    polygons prepared, and (centre, conjugated heading, prefilter distance) of the markers."""
-    prepared, circles = table_geometry(board.table).blockers
-    d = board.sizes.base_camp_radius - EPS
-    frames, turns = _marker_frames(board)
-    reach = _marker_reach(board.sizes) + d  # no marker reaches farther from its centre
-    blockers = _BLOCKER_LISTS.of_table(board.table, lambda: list(zip(
-        circles.centre.tolist(), (circles.radius + d).tolist())))
-    return (_camp_discs(board).centre.tolist(), blockers, prepared,
-            [(o, t.conjugate(), reach) for o, t in zip(frames.centre.tolist(), turns.tolist())])
-
-
-_BLOCKER_LISTS = Recent(64)
 
 
 def _camp_check_data(board: Board) -> tuple:

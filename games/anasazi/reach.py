@@ -24,6 +24,7 @@ What is guaranteed (see docs/reach.md):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,11 +32,12 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 import shapely
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from games.anasazi import legality as lg
 from games.anasazi.actions import PlaceMarker
-from games.anasazi.components import Sizes, Table
+from games.anasazi.components import TOWERS_PER_COLOUR, Sizes, Table
+from games.anasazi.legality import Board
 from geomsim.geometry import Pose, distance_to_rectangle, farthest_corner_distance, to_frames
 from geomsim.rules import Verdict
 
@@ -116,6 +118,7 @@ class Placer(Protocol):
     """What the search needs from the rules at one moment, for one expedition and player."""
 
     step: Step
+    end: tuple[float, float]  # `step.end`, known before the step is worked out
 
     def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
         """The rules' batched check of many markers placed at once (True = legal)."""
@@ -123,8 +126,9 @@ class Placer(Protocol):
     def check(self, pose: Pose) -> Verdict:
         """The rules' exact check of one marker."""
 
-    def after(self, pose: Pose) -> Placer:
-        """The placer of the next marker of this expedition once `pose` is laid (on a clone)."""
+    def after(self, pose: Pose) -> Placer | None:
+        """The placer of the next marker of this expedition once `pose` is laid; None when that
+        marker ends the game (a chain stops where the game stops)."""
 
     def settle(self, pose: Pose) -> Pose:
         """The pose exactly as the action's text form gives it back (what a user pastes)."""
@@ -139,11 +143,59 @@ class Placer(Protocol):
 @dataclass(frozen=True)
 class Target:
     """A sector to touch: its polygon (prepared for batched tests) and sample points of it
-    (boundary and interior) from which touching placements are drawn and scored."""
+    (boundary and interior) from which touching placements are drawn and scored. `convex`
+    when the polygon is convex: distances are then worked out in numpy (`gap`), not by
+    shapely."""
 
     id: str
     polygon: shapely.Geometry
     points: Array
+    convex: Convex | None = None
+
+    def gap(self, x: ArrayLike, y: ArrayLike, limit: float = math.inf) -> Array:
+        """Distances (mm) from points (x, y) to the target (0 inside); inf for points that
+        are surely farther than `limit`."""
+        x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+        if self.convex is None:
+            return shapely.distance(self.polygon, shapely.points(x, y))
+        return self.convex.distance(x + 1j * y, limit)
+
+
+class Convex:
+    """A convex polygon's corners (counter-clockwise, complex numbers x + iy), its edges and
+    a circle around it, for distances in numpy."""
+
+    def __init__(self, corners: NDArray[np.complex128]):
+        self.corners = corners
+        edges = np.roll(corners, -1) - corners
+        self.ax, self.ay, self.dx, self.dy = corners.real, corners.imag, edges.real, edges.imag
+        self.inverse_sq = 1.0 / (self.dx ** 2 + self.dy ** 2)
+        self.centre = complex(corners.mean())
+        self.radius = float(np.abs(corners - self.centre).max())
+
+    @classmethod
+    def of(cls, poly: shapely.Geometry) -> Convex | None:
+        """The `Convex` of a polygon, or None if it is not convex."""
+        if poly.geom_type != "Polygon" or len(poly.interiors) or not math.isclose(
+                poly.area, poly.convex_hull.area, rel_tol=1e-12, abs_tol=1e-12):
+            return None
+        xy = np.asarray(shapely.orient_polygons(poly).exterior.coords)[:-1]
+        return cls(xy[:, 0] + 1j * xy[:, 1])
+
+    def distance(self, z: NDArray[np.complex128], limit: float = math.inf) -> Array:
+        """Distances from points z to the polygon: 0 inside, else to the nearest edge; inf
+        where the circle around it says it is farther than `limit`."""
+        out = np.full(len(z), math.inf)
+        near = np.flatnonzero(np.abs(z - self.centre) - self.radius <= limit)
+        if len(near):
+            # In real arithmetic on (n, m) arrays: the nearest point of each edge, squared.
+            rx, ry = z.real[near, None] - self.ax, z.imag[near, None] - self.ay
+            t = np.clip((rx * self.dx + ry * self.dy) * self.inverse_sq, 0.0, 1.0)
+            qx, qy = rx - t * self.dx, ry - t * self.dy
+            dist = np.sqrt((qx * qx + qy * qy).min(axis=1))
+            inside = (self.dx * ry - self.dy * rx >= 0.0).all(axis=1)
+            out[near] = np.where(inside, 0.0, dist)
+        return out
 
 
 def make_target(id: str, polygon: shapely.Geometry, spacing: float = 1.5) -> Target:
@@ -154,13 +206,20 @@ def make_target(id: str, polygon: shapely.Geometry, spacing: float = 1.5) -> Tar
 
 
 def sector_target(table: Table, sector: str) -> Target:
-    """The `Target` of a sector of `table` (its prepared polygon shared with the rules)."""
+    """The `Target` of a sector of `table` (its prepared polygon shared with the rules; made
+    once per table and sector)."""
     geo = lg.table_geometry(table)
     try:
         i = geo.sector_ids.index(sector)
     except ValueError:
         raise KeyError(f"no sector {sector!r} on this table") from None
-    return _target(sector, geo.sectors[0][i], 1.5)
+    targets = _TARGETS.of_table(table, dict)
+    if sector not in targets:
+        targets[sector] = _target(sector, geo.sectors[0][i], 1.5)
+    return targets[sector]
+
+
+_TARGETS = lg.Recent(16)
 
 
 def _target(id: str, poly: shapely.Geometry, spacing: float) -> Target:
@@ -171,7 +230,7 @@ def _target(id: str, poly: shapely.Geometry, spacing: float) -> Target:
     gx, gy = np.meshgrid(np.arange(x0 + step / 2, x1, step), np.arange(y0 + step / 2, y1, step))
     inside = shapely.contains_xy(poly, gx.ravel(), gy.ravel())
     interior = np.column_stack([gx.ravel()[inside], gy.ravel()[inside]])
-    return Target(id, poly, np.vstack([outline[:, :2], interior]))
+    return Target(id, poly, np.vstack([outline[:, :2], interior]), Convex.of(poly))
 
 
 def touch_mask(target: Target, sizes: Sizes, x: Array, y: Array, h: Array) -> NDArray[np.bool_]:
@@ -208,7 +267,7 @@ def _touching_samples(step: Step, target: Target, rng: np.random.Generator, n: i
     return theta[ok], a[ok], c[ok]
 
 
-def _uniform_samples(step: Step, rng: np.random.Generator, n: int) -> tuple[Array, Array, Array]:
+def uniform_placements(step: Step, rng: np.random.Generator, n: int) -> tuple[Array, Array, Array]:
     """`n` placements that cover the end, uniform in heading and position."""
     return (rng.uniform(0.0, 360.0, n), rng.uniform(-step.half_along, step.half_along, n),
             rng.uniform(-step.half_across, step.half_across, n))
@@ -433,7 +492,7 @@ def one_marker(placer: Placer, target: Target, rng: np.random.Generator, keep: i
     """Can ONE legal marker laid now touch the target? Witness poses (exactly checked, best
     first), or a proof that none exists, or "undecided"."""
     step = placer.step
-    gap = float(shapely.distance(target.polygon, shapely.Point(step.end)))
+    gap = float(target.gap(*step.end)[0])
     if gap > step.reach + EPS:
         return _OneMarker("unreachable", [], (
             f"{target.id} is {gap:.1f} mm from the end at ({step.end[0]:.1f}, {step.end[1]:.1f}); "
@@ -557,15 +616,54 @@ def most_robust(placer: Placer, target: Target, poses: Sequence[Pose]) -> tuple[
 ROUND = 4  # decimals of mm and degrees in witness poses: short enough to paste, checked as is
 
 
+@dataclass(frozen=True)
+class _Turn:
+    """What laying markers changes besides the board, as far as the next marker and the end of
+    the game care: the actions left in the turn, the markers left in the supply, the towers
+    on the track (colour -> count) and those still on the table (sector -> colour)."""
+
+    actions_left: int
+    supply: int
+    track: dict[str, int]
+    towers: dict[str, str]
+
+    @classmethod
+    def of(cls, state: Any) -> _Turn:
+        """The turn of `state` (a state in play, its player to move)."""
+        return cls(state.actions_left, state.markers_left(), dict(state.track),
+                   {s: colour for s, (kind, colour) in state.contents.items() if kind == "tower"})
+
+
 class StatePlacer:
     """The `Placer` of `player` extending `expedition` in an Anasazi state ready for it: the
-    rules' batched check (`legality.check_markers`) and their exact `state.check`."""
+    rules' batched check (`legality.check_markers`) and their exact check (`state.check` at the
+    root; the rules' `marker_violations` on the boards of the markers after it).
 
-    def __init__(self, state: Any, expedition: str, player: int):
+    The placers of the next markers are derived from this one's board directly (the marker
+    joins its expedition; a turn's base camps stop being new when its two actions are spent),
+    not by cloning the state and applying the marker: the same boards, a tenth of the cost.
+    """
+
+    def __init__(self, state: Any, expedition: str, player: int, board: Board | None = None,
+                 turn: _Turn | None = None):
         self.state, self.expedition, self.player = state, expedition, player
-        self.context = lg.marker_context(state.board(), player, expedition)
+        self.board = state.board() if board is None else board
+        self.turn = _Turn.of(state) if turn is None else turn
+        self.supply = self.turn.supply  # no chain is longer: the last marker ends the game
+        self.end = lg.expedition_end(self.board, expedition)[:2]
+
+    # The context and the step are made when first asked: the search drops most placers it
+    # makes once it has seen where their ends lie.
+    @functools.cached_property
+    def context(self) -> lg.MarkerContext:
+        """The rules' batched-check context of this expedition and player on the board."""
+        return lg.marker_context(self.board, self.player, self.expedition)
+
+    @functools.cached_property
+    def step(self) -> Step:  # type: ignore[override]
+        """The end to cover and the discs no marker may overlap."""
         x, y, r = self.context.target
-        self.step = Step((x, y), r, state.sizes, self.context.obstacles[:3].T, slack=lg.EPS)
+        return Step((x, y), r, self.state.sizes, self.context.obstacles[:3].T, slack=lg.EPS)
 
     @classmethod
     def of(cls, state: Any, expedition: str, player: int | None = None) -> StatePlacer:
@@ -577,6 +675,8 @@ class StatePlacer:
                 or not 0 <= player < state.num_players:
             raise ValueError(f"player must be 0 to {state.num_players - 1}, not {player!r}")
         state.table.expedition_camp(expedition)  # KeyError naming an unknown expedition
+        if state.is_over():
+            raise ValueError(f"the game is over ({state.ended}): no marker can be laid")
         return cls(state.turn_of(player), expedition, player)
 
     def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
@@ -588,19 +688,40 @@ class StatePlacer:
         return PlaceMarker.at(self.expedition, pose)
 
     def check(self, pose: Pose) -> Verdict:
-        """The exact `state.check` of laying `pose`."""
-        return self.state.check(self.action(pose), self.player)
+        """The exact check of laying `pose`: `state.check` at the root, the same geometric
+        rules on a later board (a turn in play: no other rule applies)."""
+        if self.board is self.state.board():
+            return self.state.check(self.action(pose), self.player)
+        return Verdict(tuple(lg.marker_violations(self.board, self.player, self.expedition,
+                                                  self.action(pose).pose)))
 
     def settle(self, pose: Pose) -> Pose:
         """`pose` rounded to `ROUND` decimals, the heading in [0, 360)."""
         return Pose(round(pose.x, ROUND), round(pose.y, ROUND), round(pose.heading % 360.0, ROUND)
                     % 360.0)
 
-    def after(self, pose: Pose) -> StatePlacer:
-        """The placer of the next marker once `pose` is laid, on a clone."""
-        s = self.state.clone()
-        s.apply(self.action(pose), self.player)
-        return StatePlacer(s.turn_of(self.player), self.expedition, self.player)
+    def after(self, pose: Pose) -> StatePlacer | None:
+        """The placer of the next marker once `pose` is laid; None when that marker ended the
+        game (the supply's last marker, a colour's fourth tower: rule 5.0)."""
+        turn, board = self.turn, self.board
+        pose = self.action(pose).pose
+        track, towers = turn.track, turn.towers
+        moved = [s for s in lg.touched_sectors(board.table, pose) if s in towers]
+        if moved:  # towers touched go to the track
+            track = dict(track)
+            for s in moved:
+                track[towers[s]] += 1
+            towers = {s: c for s, c in towers.items() if s not in moved}
+        if turn.supply <= 1 or any(n >= TOWERS_PER_COLOUR for n in track.values()):
+            return None
+        left = turn.actions_left - 1
+        expeditions = dict(board.expeditions)
+        expeditions[self.expedition] = (*expeditions.get(self.expedition, ()), pose)
+        # The turn's second action spent, the next marker is laid in a turn of its own.
+        child = Board(board.table, board.camps, expeditions,
+                      board.fresh if left > 0 else frozenset()).follow(board)
+        return StatePlacer(self.state, self.expedition, self.player, child,
+                           _Turn(left if left > 0 else 2, turn.supply - 1, track, towers))
 
     def action_text(self, pose: Pose) -> str:
         """The action laying `pose`, as text to paste."""
@@ -616,16 +737,32 @@ BEAM = 12  # chain ends kept per depth
 CELL = 6.0  # mm: two chain ends closer than this (same grid cell) count as one
 
 
+class _Child:
+    """A next marker from `parent`: its pose, its explorer (the new end), and, worked out only
+    when the search keeps it (most are dropped once their ends are ranked), its exact check
+    and its placer (None when the check fails or the marker ends the game)."""
+
+    def __init__(self, parent: Placer, pose: Pose):
+        self.parent, self.pose = parent, pose
+        self.end = lg.explorer_centre(pose, parent.step.sizes)
+
+    @functools.cached_property
+    def placer(self) -> Placer | None:
+        """The placer of the marker after this one, once this one passed the exact check."""
+        return self.parent.after(self.pose) if self.parent.check(self.pose).ok else None
+
+
 def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = None,
-            toward: tuple[float, float] | None = None) -> list[tuple[Pose, Placer]]:
-    """Up to `width` exactly checked next markers from `placer`'s end, with their placers.
+            toward: tuple[float, float] | None = None) -> list[_Child]:
+    """Up to `width` next markers from `placer`'s end that pass the batched check (the exact
+    check comes when a child is kept: `_Child.placer`).
 
     `rank(ex, ey)` scores the new ends (lower first, inf = useless); half the children are the
     best ranked, half drawn at random among the rest; one per grid cell of the new end. With
     `toward`, half the placements drawn are long strides heading about that way.
     """
     step = placer.step
-    theta, a, c = _uniform_samples(step, rng, EXPAND_SAMPLES)
+    theta, a, c = uniform_placements(step, rng, EXPAND_SAMPLES)
     if toward is not None:
         # The longest stride heads at the goal with the end at the marker's rear.
         half = EXPAND_SAMPLES // 2
@@ -640,30 +777,32 @@ def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = No
     score = rank(ex, ey) if rank is not None else -np.hypot(ex - step.end[0], ey - step.end[1])
     useful = np.flatnonzero(np.isfinite(score))
     useful = useful[np.argsort(score[useful], kind="stable")]
-    _, first = np.unique(np.floor(np.column_stack([ex[useful], ey[useful]]) / CELL), axis=0,
-                         return_index=True)
+    _, first = np.unique(_cells(ex[useful], ey[useful]), return_index=True)
     cells = useful[np.sort(first)]  # best of each cell, best cells first
     best, rest = cells[: width // 2], cells[width // 2:]
     order = np.concatenate([best, rng.permutation(rest)])
-    children: list[tuple[Pose, Placer]] = []
-    for i in order[: 2 * width]:
-        pose = placer.settle(Pose(float(x[i]), float(y[i]), float(h[i])))
-        if placer.check(pose).ok:
-            children.append((pose, placer.after(pose)))
-            if len(children) >= width:
-                break
-    return children
+    return [_Child(placer, placer.settle(Pose(float(x[i]), float(y[i]), float(h[i]))))
+            for i in order[:width]]
 
 
-def _distinct(nodes: list[tuple[Placer, list[Pose]]], cap: int) -> list[tuple[Placer, list[Pose]]]:
-    """At most `cap` nodes whose ends lie in different grid cells, in the given order."""
+def _cells(x: Array, y: Array) -> NDArray[np.int64]:
+    """One integer per grid cell of side `CELL` holding the points (x, y)."""
+    return (np.floor(x / CELL).astype(np.int64) << 32) + np.floor(y / CELL).astype(np.int64)
+
+
+def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int) -> list[tuple[Placer, list[Pose]]]:
+    """At most `cap` nodes whose ends lie in different grid cells, in the given order, each
+    as the placer of its next marker (children that fail the exact check, or end the game,
+    are left out)."""
     seen, out = set(), []
-    for placer, chain in nodes:
-        cell = tuple(np.floor(np.asarray(placer.step.end) / CELL).astype(int))
-        if cell not in seen:
+    for child, chain in nodes:
+        cell = tuple(np.floor(np.asarray(child.end) / CELL).astype(int))
+        if cell not in seen and child.placer is not None:
             seen.add(cell)
-            out.append((placer, chain))
-    return out[:cap]
+            out.append((child.placer, chain))
+            if len(out) >= cap:
+                break
+    return out
 
 
 def _nearest(target: Target, point: tuple[float, float]) -> tuple[float, float]:
@@ -672,34 +811,32 @@ def _nearest(target: Target, point: tuple[float, float]) -> tuple[float, float]:
     return float(near[0]), float(near[1])
 
 
-def _gap_to(target: Target) -> Any:
-    """Distance from points to the target's polygon (vectorised)."""
-    return lambda ex, ey: shapely.distance(target.polygon, shapely.points(ex, ey))
-
-
 def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.Generator,
                  keep: int = 1, skip: int = 1) -> tuple[int, list[Pose], Placer, list[Pose]] | None:
     """Breadth-first search of chains of 2 .. `max_markers` markers whose last one touches the
-    target, every marker exactly checked on a clone with the earlier ones laid. Returns (markers,
+    target, every marker exactly checked on the board with the earlier ones laid. Returns (markers,
     the chain before the last marker, the last placer, exactly checked last poses) or None.
 
     Chains are grown toward the target (ends that `chain_reach` says can still make it, the
     nearest first, some at random) and deduplicated by the grid cell of their end. Depths up to
     `skip` are not tried for a touch (the caller knows they fail)."""
     sizes = root.step.sizes
-    gap = _gap_to(target)
+    gap = target.gap
     frontier: list[tuple[Placer, list[Pose]]] = [(root, [])]
     for depth in range(2, max_markers + 1):
         bound = chain_reach(sizes, sizes.explorer_radius, max_markers - depth + 1) + EPS
 
         def rank(ex: Array, ey: Array) -> Array:
-            d = gap(ex, ey)
+            d = gap(ex, ey, bound)
             return np.where(d <= bound, d, np.inf)
 
-        children = [(child, chain + [pose]) for placer, chain in frontier
-                    for pose, child in _expand(placer, rng, EXPAND_WIDTH, rank,
-                                               _nearest(target, placer.step.end))]
-        children.sort(key=lambda n: float(gap(*([v] for v in n[0].step.end))[0]))
+        children = [(child, chain + [child.pose]) for placer, chain in frontier
+                    for child in _expand(placer, rng, EXPAND_WIDTH, rank,
+                                         _nearest(target, placer.end))]
+        if children:
+            ends = np.array([child.end for child, _ in children])
+            order = np.argsort(gap(ends[:, 0], ends[:, 1]), kind="stable")
+            children = [children[i] for i in order]
         frontier = _distinct(children, BEAM)
         if depth <= skip:
             continue
@@ -761,6 +898,12 @@ class ReachResult:
             lines.append(f"  margin of the last marker: {self.margin}")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """The verdict for notebooks, as its text."""
+        from geomsim.notebook import pre_html
+
+        return pre_html(str(self))
+
 
 def _pose_json(pose: Pose) -> list[float]:
     return [pose.x, pose.y, pose.heading]
@@ -795,20 +938,27 @@ def reach_from(root: Placer, target: Target, max_markers: int, rng: np.random.Ge
     if max_markers == 1:
         return _unreached(root, target, first.status, first.reason, 1)
     notes = [f"1 marker: {first.reason}"]
-    gap = float(shapely.distance(target.polygon, shapely.Point(root.step.end)))
+    supply = getattr(root, "supply", max_markers)
+    if supply < max_markers:  # the game ends with the supply's last marker (rule 5.0)
+        notes.append(f"{_span(supply + 1, max_markers)}: the supply holds only {supply} "
+                     f"marker{'s' * (supply != 1)}, and the game ends with the last")
+        if supply == 1:
+            return _unreached(root, target, first.status, "; ".join(notes), max_markers)
+    cap = min(max_markers, supply)
+    gap = float(target.gap(*root.step.end)[0])
     sizes = root.step.sizes
-    excluded = max([k for k in range(2, max_markers + 1)
+    excluded = max([k for k in range(2, cap + 1)
                     if gap > chain_reach(sizes, root.step.end_radius, k) + EPS], default=1)
     if excluded > 1:
         notes.append(f"{_span(2, excluded)}: {target.id} is {gap:.1f} mm away, beyond the "
                      f"{chain_reach(sizes, root.step.end_radius, excluded):.1f} mm that "
                      f"{excluded} chained markers reach")
-    if excluded == max_markers:
+    if excluded == cap:
         status = "unreachable" if first.status == "unreachable" else "undecided"
         return _unreached(root, target, status, "; ".join(notes), max_markers)
-    found = chain_search(root, target, max_markers, rng, keep=keep, skip=excluded)
+    found = chain_search(root, target, cap, rng, keep=keep, skip=excluded)
     if found is None:
-        notes.append(f"{_span(excluded + 1, max_markers)}: no chain found by the search "
+        notes.append(f"{_span(excluded + 1, cap)}: no chain found by the search "
                      "(a search result, not a proof)")
         return _unreached(root, target, "undecided", "; ".join(notes), max_markers)
     markers, chain, last, poses = found
@@ -885,7 +1035,7 @@ def _sweep(placer: Placer, table: Table, rng: np.random.Generator
     """Legal covering placements from `placer`'s end drawn uniformly, grouped by the sectors
     they touch (the rules' batched touch test): sector id -> (theta, a, c)."""
     step = placer.step
-    theta, a, c = _uniform_samples(step, rng, SWEEP_SAMPLES)
+    theta, a, c = uniform_placements(step, rng, SWEEP_SAMPLES)
     x, y, h = step.poses(theta, a, c)
     idx = np.flatnonzero(placer.legal_mask(x, y, h))
     hit = lg.touched_sectors_batch(table, x[idx], y[idx], h[idx])
@@ -958,6 +1108,12 @@ class ReachMap:
             lines.append(f"{s:7s} " + " ".join(f"{self.cell(e, s):>3s}" for e in exps)
                          + f"  {'' if k is None else f'{k} ({chr(44).join(by)})'}")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The map for notebooks, as its text table."""
+        from geomsim.notebook import pre_html
+
+        return pre_html(self.to_text())
 
     def draw(self, state: Any, ax: Any = None) -> Any:
         """The table of `state` with each sector coloured by the fewest markers that reach it,

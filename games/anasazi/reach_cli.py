@@ -16,10 +16,9 @@ from typing import Any
 
 import click
 
-from geomsim.cli import UserError, read_json
+from geomsim.cli import DIAGRAM, OutputPath, UserError, read_json
 
 PATH = click.Path(exists=True, dir_okay=False, path_type=Path)
-OUT = click.Path(dir_okay=False, path_type=Path)
 
 
 @click.command("reach")
@@ -37,18 +36,21 @@ OUT = click.Path(dir_okay=False, path_type=Path)
               help="Longest chain of markers searched.")
 @click.option("--map", "map_mode", is_flag=True,
               help="Reach of every sector from every expedition, as a table (and a picture).")
-@click.option("-o", "--output", type=OUT, help="Draw the reach map to this PNG, SVG or PDF.")
-@click.option("--json", "json_out", type=OUT, help="Write the result as JSON ('-': stdout).")
+@click.option("-o", "--output", type=DIAGRAM, help="Draw the reach map to this PNG, SVG or PDF.")
+@click.option("--json", "json_out", type=OutputPath((".json",), stdout=True), help="Write the result as JSON ('-': stdout).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampling (results are reproducible).")
+@click.option("--no-check-setup", "lab", is_flag=True,
+              help="Accept a laboratory table that breaks the setup rules on purpose (mesa and "
+                   "camp counts, spacing); the rules of play are judged all the same.")
 def reach(setup_path: Path, state_path: Path | None, expedition: str | None, target: str | None,
           player: int | None, max_markers: int, map_mode: bool, output: Path | None,
-          json_out: Path | None, seed: int) -> None:
+          json_out: Path | None, seed: int, lab: bool) -> None:
     """Can an expedition reach a pueblo, in how many markers, and how precisely must the
     marker be laid? Or, with --map, which sectors every expedition reaches."""
     from games.anasazi import reach as rc
 
-    state = load_state(setup_path, state_path)
+    state = load_state(setup_path, state_path, check_setup=not lab)
     if player is not None and not 0 <= player < state.num_players:
         raise UserError(f"--player must be 0 to {state.num_players - 1}, not {player}")
     if map_mode:
@@ -84,20 +86,21 @@ def reach(setup_path: Path, state_path: Path | None, expedition: str | None, tar
                 else results[0].to_json())
 
 
-def load_state(setup_path: Path, state_path: Path | None) -> Any:
+def load_state(setup_path: Path, state_path: Path | None, check_setup: bool = True) -> Any:
     """The Anasazi state of the files: the setup's table right after setup, or the saved state
-    (which must be played on the setup's table)."""
-    from games.anasazi import GAME
-    from games.anasazi.components import Setup
+    (which must be played on the setup's table). The setup is checked against every setup rule
+    unless `check_setup` is False (laboratory tables)."""
+    from games.anasazi import GAME, layout
 
     data = read_json(setup_path)
     try:
-        setup = Setup.from_json(data)
+        setup = layout.load_setup(data, check_setup)
     except (ValueError, KeyError, TypeError) as e:
-        raise UserError(f"{setup_path}: {e}") from None
+        hint = " (a laboratory table? --no-check-setup)" if "setup rules" in str(e) else ""
+        raise UserError(f"{setup_path}: {e}{hint}") from None
     if state_path is None:
         try:
-            return GAME.new_state(setup.players, setup=setup)
+            return GAME.new_state(setup.players, setup=setup, check_setup=False)  # checked above
         except ValueError as e:
             raise UserError(f"{setup_path}: {e}") from None
     try:

@@ -15,6 +15,7 @@ import copy
 import functools
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,14 +34,15 @@ from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
 from geomsim.reading import DataError, cut, decode
 from geomsim.rules import (
-    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Rule, State,
-    Violation, read_state_json,
+    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Playouts, Rule,
+    State, Violation, read_state_json,
 )
 
 STATE = "games.anasazi.rules:AnasaziState"
 LEGALITY = "games.anasazi.legality"
 
 # Rule ids that live here (the geometric ones are named in legality.py).
+SETUP_TABLE = "anasazi/3.0/table"
 SETUP_CAMPS = "anasazi/3.0/setup-camps"
 SETUP_LOOKS = "anasazi/3.0/setup-looks"
 SECRET_OBJECTIVE = "anasazi/3.0/secret-objective"
@@ -67,6 +69,14 @@ def _rule(id: str, section: str, enforced_by: str, text: str) -> Rule:
 
 
 RULES: dict[str, Rule] = {r.id: r for r in (
+    _rule(SETUP_TABLE, "3.0", "games.anasazi.layout:check_table", """First, place the tile with
+        the large mesa in the centre of the play area. Then place the 12 mesa tiles that have a
+        symbol on their back in a circle around the central mesa. Finally place the remaining 15
+        mesa tiles in a second circle. Place all the mesas far enough apart that it is always
+        possible to place a base camp between any two mesas. Place the 6 expedition base camps
+        outside the outer circle of mesas. The distance between each base camp and a mesa must
+        be smaller than the length of an expedition marker. (A given setup, JSON or `Setup`,
+        is checked alike.)"""),
     _rule(SETUP_CAMPS, "3.0", f"{STATE}._setup_violations", """Each player receives the 7 base
         camp markers of one colour. Starting with the first player (and continuing clockwise),
         each player places a base camp anywhere in a valley between the mesas until each player
@@ -74,9 +84,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     _rule(SETUP_LOOKS, "3.0", f"{STATE}._look_violations", """Starting with the first player (and
         continuing clockwise), each player secretly looks at the background colour of any three
         towers."""),
-    _rule(SECRET_OBJECTIVE, "3.0", f"{STATE}.observe", """Shuffle the objective cards and give
-        each player one card at random. You may examine your card at any time, but you must keep
-        it hidden from the other players."""),
+    _rule(SECRET_OBJECTIVE, "3.0", f"{STATE}.observe", """(After each player has placed two base
+        camps:) Shuffle the objective cards and give each player one card at random. You may
+        examine your card at any time, but you must keep it hidden from the other players."""),
     _rule(SECRET_TOWERS, "3.0", f"{STATE}.observe", """Shuffle the 16 wooden towers, upright, so
         that the colour markings are underneath and kept secret."""),
     _rule(TURN, "4.0", f"{STATE}._turn_violations", """Anasazi is played in turns, starting with
@@ -171,7 +181,8 @@ SAMPLES_PER_EXPEDITION = 48
 PER_EXPEDITION = 2  # legal markers taken from one expedition's candidates
 SAMPLE_ROUNDS = 6
 CAMP_SAMPLES = 8  # candidate base camps per legal one wanted (about half the play area is valley)
-CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
+CAMP_SHARE = 0.3
+CHOICE_SAMPLES = 64  # covering poses drawn per expedition for `choice_figures`  # how often the sampler offers a base camp when both kinds are possible
 
 
 @functools.lru_cache(maxsize=16)
@@ -192,24 +203,35 @@ class AnasaziGame(Game):
     rules = RULES
     action_types = ACTION_TYPES
     hidden_information = True
+    playout_requires = ("numba",)
 
-    def new_state(self, players: int, seed: int | None = None, setup: Any = None) -> AnasaziState:
+    def new_state(self, players: int, seed: int | None = None, setup: Any = None,
+                  check_setup: bool = True) -> AnasaziState:
         """A state at the start of setup: a random setup from `seed`, or `setup` (a Setup or its
-        JSON dict, checked against every setup rule)."""
+        JSON dict, either checked against every setup rule). `check_setup=False` skips the table's
+        setup rules, for laboratory tables that break them on purpose; say so where it is used."""
         from games.anasazi import layout  # pymunk and the layout code load only when needed
 
         self.check_players(players)
         if setup is None:
             if seed is None:
                 raise ValueError("give a seed or a setup")
-            setup = _random_setup(players, seed)
-        elif not isinstance(setup, Setup):
-            if isinstance(setup, dict):
+            setup = _random_setup(players, seed)  # random tables meet the setup rules
+        else:
+            if isinstance(setup, dict):  # coordinates and counts bounded, whatever check_setup says
                 validation.check_table_data(setup, "")
-            setup = layout.load_setup(setup)
+            setup = layout.load_setup(setup, check_setup)
         if setup.players != players:
             raise ValueError(f"the setup is for {setup.players} players, not {players}")
         return AnasaziState(self, setup)
+
+    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
+        """Random games to the end in a compiled kernel (games.anasazi.playout, imported here
+        so that numba loads only when asked for)."""
+        self.require_playouts()
+        from games.anasazi.playout import random_playouts
+
+        return random_playouts(states, seed)  # type: ignore[arg-type]
 
     def make_setup(self, players: int, seed: int) -> dict[str, Any]:
         """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""
@@ -222,6 +244,14 @@ class AnasaziGame(Game):
         """The action written as `text` (see games.anasazi.actions)."""
         return parse_action(text)
 
+    # -- the discretisation, ids and observation tensor (games/anasazi/encoding.py) -----------
+    def encoding(self, players: int) -> Any:
+        """Action ids of the discretisation and observation tensor (docs/ecosystem.md)."""
+        from games.anasazi.encoding import default_encoding
+
+        self.check_players(players)
+        return default_encoding(players)
+
     def state_from_json(self, text: str) -> AnasaziState:
         """The state that `AnasaziState.to_json` wrote."""
         return AnasaziState.from_json(self, text)
@@ -232,6 +262,12 @@ class AnasaziGame(Game):
         from games.anasazi import reach
 
         return dict(reach.EXPECTATIONS)
+
+    def bots(self) -> dict[str, Any]:
+        """Anasazi's own player: ``planner`` (see games.anasazi.planner; loaded when asked)."""
+        from games.anasazi import planner
+
+        return dict(planner.BOTS)
 
     def outputs(self) -> dict[str, Any]:
         """Scenario output kinds of Anasazi: ``reach_map`` (see games.anasazi.reach)."""
@@ -291,8 +327,11 @@ class AnasaziState(State):
         player's turn, setup, the end) the clone is at the start of a turn of `player`: two
         actions, no decision open, no base camp built this turn; the table, the hands and the
         history stay as they are (the other players are taken to leave the table alone).
+        A game that is over has no turn to give: `ValueError` (the game stops where it ends).
         """
         player = self._resolve_player(player)
+        if self.phase == "over":
+            raise ValueError(f"the game is over ({self.ended}): player {player} has no turn")
         other = self.clone()
         while other.phase == "play" and other.current == player and other.pending:
             other.apply(Pass(), player)
@@ -300,6 +339,7 @@ class AnasaziState(State):
                 or other.actions_left <= 0):
             other.phase, other.current, other.actions_left = "play", player, 2
             other.pending, other.fresh = [], []
+            other.mark_origin()  # changed other than by apply: undo cannot go back past here
         return other
 
     def seat_order(self) -> list[int]:
@@ -308,8 +348,8 @@ class AnasaziState(State):
 
     @property
     def setup(self) -> Setup:
-        """The setup this game started from (as this state knows it: determinized states carry
-        their drawn tower colours and objective cards)."""
+        """The setup this game started from, the whole truth (every tower colour and objective
+        card: not a player's view; determinized states carry their drawn ones)."""
         if self._setup is None:
             self._setup = Setup(self.table, self.num_players, self.towers, self.initial_treasures,
                                 self.objectives, self.first_player, self.seed)
@@ -385,7 +425,29 @@ class AnasaziState(State):
             found += self.sample_markers(player, rng, k - len(found))
         if len(found) < k and camps_ok:  # no marker found: offer more camps instead
             found += [a for a in self.sample_camps(rng, k - len(found)) if a not in found]
-        return found[:k]
+        found = found[:k]
+        # The samplers judged these with the rules' own formulas on this board (tests hold them
+        # to the exact check): `apply` of these very objects, in this very position, need not
+        # judge them again.
+        self._proof = (self._position(player), {id(a): a for a in found})
+        return found
+
+    _proof: tuple[tuple, dict[int, Action]] | None = None  # see _proven
+
+    def _position(self, player: int) -> tuple:
+        """What the legality of a base camp or marker by `player` depends on: the board (the
+        very object: a new one is made whenever a piece is laid) and the turn."""
+        return (self.board(), self.phase, self.current, self.actions_left, tuple(self.pending),
+                player)
+
+    def _proven(self, action: Action, player: int) -> bool:
+        """Whether the sampler returned this very object in this very position (see
+        `geomsim.rules.State._proven`)."""
+        proof = self._proof
+        if proof is None or proof[1].get(id(action)) is not action:
+            return False
+        position = self._position(player)
+        return position[0] is proof[0][0] and position[1:] == proof[0][1:]
 
     def sample_camps(self, rng: np.random.Generator, k: int) -> list[BuildCamp]:
         """Up to `k` legal base camp placements drawn uniformly over the play area."""
@@ -646,9 +708,10 @@ class AnasaziState(State):
             order = self.seat_order()
             if self.step < 2 * self.num_players:
                 self.current = order[self.step % self.num_players]
-            else:
-                self.phase, self.step, self.current = "looks", 0, self.first_player
-            return []
+                return []
+            # Objective cards are dealt only now (3.0): nobody knows theirs while placing camps.
+            self.phase, self.step, self.current = "looks", 0, self.first_player
+            return [Event("objectives-dealt", None)]
         if self.phase == "looks":
             if len(self.setup_looked) < 3 and self.towers_on_table():
                 return []
@@ -694,21 +757,78 @@ class AnasaziState(State):
                 held[p][c] += 1
         return held
 
-    def figures(self) -> dict[str, int]:
-        """Numbers for batch analysis: treasures held and towers placed by colour, markers laid,
-        expeditions started, base camps built and camps first covered."""
+    def figures(self) -> dict[str, Any]:
+        """Numbers for batch analysis: treasures held and towers placed by colour, towers moved,
+        markers laid, expeditions started, base camps built and camps first covered; how the game
+        ended ("markers" or "towers"), once over."""
         found = {f"{c} treasures held": sum(h[c] for h in self.hands) for c in COLOURS}
         found.update({f"{c} towers placed": self.track[c] for c in COLOURS})
         found["markers laid"] = sum(len(m) for m in self.expeditions.values())
         found["expeditions started"] = sum(1 for m in self.expeditions.values() if m)
         found["base camps built"] = len(self.camps)
         found["camps covered"] = sum(self.covered)
+        found["towers moved"] = sum(self.track.values())
+        if self.ended:
+            found["ending"] = self.ended.partition(":")[0]  # "markers" or "towers"
         return found
 
+    def choice_figures(self, player: int) -> dict[str, float]:
+        """At the start of each round of play (the first player's turn; once a round keeps a
+        random game's cost low): the share of covering marker poses drawn from every
+        expedition's end that are legal, and how many pueblos with a treasure or a tower the
+        legal ones touch (batch analysis' branching factor of a continuous game)."""
+        if (self.phase != "play" or self.pending or self.actions_left < 2
+                or player != self.current or player != self.first_player):
+            return {}
+        from games.anasazi import reach
+
+        rng = np.random.default_rng(len(self.history))  # the bots' streams stay untouched
+        legal, drawn = [], 0
+        for e in self.expeditions:
+            if lg.expedition_violations(self.board(), e):
+                continue
+            placer = reach.StatePlacer(self, e, player)
+            step = placer.step
+            x, y, h = step.poses(*reach.uniform_placements(step, rng, CHOICE_SAMPLES))
+            ok = placer.legal_mask(x, y, h)
+            legal.append((x[ok], y[ok], h[ok]))
+            drawn += CHOICE_SAMPLES
+        x, y, h = (np.concatenate(v) for v in zip(*legal)) if legal else ([], [], [])
+        touched = lg.touched_sectors_batch(self.table, x, y, h).any(axis=0)
+        ids = lg.table_geometry(self.table).sector_ids
+        pueblos = {self.table.pueblo_of(ids[j]).id for j in np.flatnonzero(touched)
+                   if ids[j] in self.contents}
+        return {"legal share of sampled poses": len(x) / drawn if drawn else 0.0,
+                "reachable pueblos": float(len(pueblos))}
+
+    def objectives_dealt(self) -> bool:
+        """Whether the objective cards are dealt: once every player placed two setup base camps."""
+        return self.phase != "camps"
+
     def scores(self) -> list[float]:
-        """Victory points: each treasure is worth its colour's value, double for the objective."""
+        """Victory points. Once the game is over, the final score: each treasure (bonus ones
+        included) at its colour's value, doubled for the player's objective card. During play,
+        the points every player can count: no objective doubled (the cards are secret) and no
+        bonus yet; `evaluate(player)` adds that player's own objective, `revealed_scores()`
+        every one (the whole truth)."""
+        return self._points(range(self.num_players) if self.phase == "over" else ())
+
+    def revealed_scores(self) -> list[float]:
+        """The whole truth, not a player's view: the points now with every dealt objective card
+        doubled, hidden or not (for referees and analysis)."""
+        return self._points(range(self.num_players) if self.objectives_dealt() else ())
+
+    def evaluate(self, player: int) -> float:
+        """The points of `player` now as that player can count them: their own objective card
+        doubled once dealt (what greedy and search bots maximise)."""
+        return self._points([player] if self.objectives_dealt() else ())[player]
+
+    def _points(self, doubled: Any) -> list[float]:
+        """Points of the treasures held now, doubled for the objective cards of the players in
+        `doubled`."""
         values = self.treasure_values()
-        return [float(sum(n * values[c] * (2 if c == self.objectives[p] else 1)
+        doubled = set(doubled)
+        return [float(sum(n * values[c] * (2 if p in doubled and c == self.objectives[p] else 1)
                           for c, n in held.items()))
                 for p, held in enumerate(self.holdings())]
 
@@ -725,39 +845,79 @@ class AnasaziState(State):
 
     # -- views ---------------------------------------------------------------------------------
     def view(self, player: int | None = None) -> TableView:
-        """What lies on the table now, with the tower colours `player` knows (none for None)."""
-        known = {} if player is None else {s: self.towers[s] for s in self.seen[player]
-                                          if s in self.contents}
+        """What `player` sees on the table now (None: what every player sees), as sound as
+        `observe(player)`: the colours of the towers that player has seen (every one once the
+        game is over); the other towers as ``("tower", None)``."""
+        over = self.phase == "over"
+        seen = self.seen[player] if player is not None else set()
+        known = {s: self.towers[s] for s in self.contents if s in self.towers and (over or s in seen)}
+        return self._table_view({s: item if item[0] == "treasure" or s in known else ("tower", None)
+                                 for s, item in self.contents.items()}, known)
+
+    def revealed_view(self) -> TableView:
+        """The whole truth of the table, not a player's view: every tower's colour, hidden or not
+        (for referees and revealed drawings)."""
+        return self._table_view(dict(self.contents), {s: self.towers[s] for s in self.contents
+                                                      if s in self.towers})
+
+    def _table_view(self, contents: dict[str, tuple[str, str | None]], known: dict[str, str]
+                    ) -> TableView:
         bonus = tuple(c for c in COLOURS if self.bonus.get(c) is None)
         return TableView(base_camps=[(c.owner, c.x, c.y) for c in self.camps],
                          expeditions={e: list(p) for e, p in self.expeditions.items() if p},
-                         contents=dict(self.contents), track=dict(self.track), bonus=bonus,
+                         contents=contents, track=dict(self.track), bonus=bonus,
                          known_towers=known)
+
+    # -- the discretisation, ids, observation tensor, summary (encoding.py, text.py) ----------
+    @property
+    def encoding(self) -> Any:
+        """The discretisation's ids and observation tensor on this table."""
+        from games.anasazi.encoding import encoding
+
+        return encoding(self.table, self.num_players)
+
+    def __str__(self) -> str:
+        """Where the game stands, in one paragraph (games/anasazi/text.py)."""
+        from games.anasazi.text import summary_text
+
+        return summary_text(self)
+
+    def player_views(self, player: int) -> dict[str, Any]:
+        """The engine's views of `player` and `view(player)` (see `State.player_views`)."""
+        views = super().player_views(player)
+        view = self.view(player)
+        # Its fields as they are, the poses as lists (`dataclasses.asdict` deep-copies: slow).
+        views["view"] = {**vars(view), "expeditions": {e: [[p.x, p.y, p.heading] for p in poses]
+                                                       for e, poses in view.expeditions.items()}}
+        return views
 
     def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None) -> Any:
         """Draw the table now (towers hidden unless `reveal` or known to `player`)."""
         from games.anasazi.draw import draw_table
 
-        return draw_table(self.setup, self.view(player), ax=ax, reveal=reveal)
+        view = self.revealed_view() if reveal else self.view(player)
+        return draw_table(self.setup, view, ax=ax, reveal=reveal)
 
     # -- hidden information --------------------------------------------------------------------
     def observe(self, player: int) -> dict[str, Any]:
         """What `player` may know: everything on the table, but only the tower colours that
-        player has seen (or that lie on the track) and only their own objective card, until the
-        game is over and every card is shown."""
+        player has seen (or that lie on the track) and only their own objective card once dealt
+        (after the setup base camps), until the game is over and every card is shown."""
         over = self.phase == "over"
         seen = self.seen[player]
         data = self._public()
         data["contents"] = {s: _CONTENT_TEXT[item] if item[0] == "treasure" or over or s in seen
                             else item[0] for s, item in self.contents.items()}
-        data["objectives"] = [o if over or p == player else None
+        dealt = self.objectives_dealt()
+        data["objectives"] = [o if over or (p == player and dealt) else None
                               for p, o in enumerate(self.objectives)]
         data["observer"] = player
         return data
 
     def determinize(self, player: int, rng: np.random.Generator) -> AnasaziState:
         """A full state consistent with `observe(player)`: the towers `player` has not seen are
-        shuffled among themselves, the other players' objective cards drawn from the cards left."""
+        shuffled among themselves, the other players' objective cards drawn from the cards left
+        (every player's, `player`'s too, before the cards are dealt)."""
         other = self.clone()
         if self.phase == "over":
             return other
@@ -767,10 +927,12 @@ class AnasaziState(State):
         for s, i in zip(unseen, rng.permutation(len(unseen))):
             other.towers[s] = colours[i]
             other.contents[s] = ("tower", colours[i])
+        known = player if self.objectives_dealt() else None
         pool = list(OBJECTIVES)
-        pool.remove(self.objectives[player])
+        if known is not None:
+            pool.remove(self.objectives[known])
         drawn = [pool[i] for i in rng.permutation(len(pool))]
-        other.objectives = tuple(self.objectives[p] if p == player else drawn.pop()
+        other.objectives = tuple(self.objectives[p] if p == known else drawn.pop()
                                  for p in range(self.num_players))
         other._setup, other._deal_text = None, None
         return other
@@ -779,6 +941,7 @@ class AnasaziState(State):
     def clone(self) -> AnasaziState:
         """An independent copy (the table and the laid pieces, immutable, are shared)."""
         other = copy.copy(self)
+        other._proof = None  # a proof is of this state's position only
         other.history = list(self.history)
         for name in ("pending", "fresh", "camps", "covered", "setup_looked"):
             setattr(other, name, list(getattr(self, name)))
@@ -789,9 +952,6 @@ class AnasaziState(State):
         other.seen = [set(s) for s in self.seen]
         other.visited = set(self.visited)
         return other
-
-    def __deepcopy__(self, memo: dict) -> AnasaziState:
-        return self.clone()
 
     def _scalars(self) -> dict[str, Any]:
         """The public parts of the state but the laid pieces (every player sees them)."""
@@ -1012,17 +1172,14 @@ def _table_from_text(text: str) -> Table:
 
 
 def _read_table(data: Any, path: str = "table") -> Table:
-    """A table from its JSON data, checked against the schema and every setup rule of the
-    table (`layout.validate_table`); `DataError` at `path` otherwise."""
-    from games.anasazi import layout  # pymunk: loaded only for a table not read before
-
+    """A table from its JSON data, checked against the schema (coordinates and counts bounded,
+    pieces well formed; not the setup rules: a laboratory table may break them on purpose);
+    `DataError` at `path` otherwise."""
     validation.check_table_data(data, path)
     try:
-        table = Table.from_json(data)
-        layout.validate_table(table)
+        return Table.from_json(data)
     except ValueError as e:
         raise DataError(path, cut(str(e))) from None
-    return table
 
 
 def _remember(table: Table, text: str) -> _TableText:

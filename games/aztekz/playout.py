@@ -10,7 +10,8 @@ scared pieces go to the bottom as in `rules.py`), the stall limit, the same scor
 
 Limits: all states of one batch share one set of components (the default ones or the same
 overrides); cards must lie within ``grid_size - 1`` of ``0,0`` (true of every game that starts
-from a setup, whose first card is at ``0,0``); at most 996 soul kinds and 4 players.
+from a setup, whose first card is at ``0,0``); at most 63 soul kinds (the kinds dropped on a
+card are one int64 bit mask) and 4 players.
 
 Speed: numba counts the references to every array passed to a function (atomic operations);
 in a first version that passed each fact as an array of its own, those counts took half the
@@ -25,7 +26,7 @@ State layout (one game; a batch stacks these along a first axis):
   inside the window (no bounds tests).
 * ``cells[NROWS, C]``, one row per fact about every cell: ``GRID`` the open sides of the visible
   card (N=1, E=2, S=4, W=8; -1 where no card lies), ``LOOSE_N`` how many souls lie there,
-  ``DROPPED`` 1 where the moving slave dropped souls this turn, ``HCOUNT`` how many heroes stand
+  ``DROPPED`` the kinds the moving slave dropped there this turn (bit ``k`` for kind ``k``), ``HCOUNT`` how many heroes stand
   there; ``CARDS`` lists the cells holding a card (the first ``sc[S_CELLS]``; cards are never
   taken away); ``LABEL``, ``QUEUE``, ``REACH``, ``BFS`` are scratch rows of the searches.
 * ``loose[C, S]``: the kinds (indices into the components' soul kinds) of the souls lying on
@@ -105,7 +106,7 @@ NSC = 29
 # Action codes.
 A_SELECT, A_STEP, A_DROP, A_SCARE, A_GIVE, A_END, A_RETURN, A_STEAL, A_TAKE, A_PLACE = (
     0, 3, 15, 16, 17, 18, 19, 20, 28, 1024)
-MAX_KINDS = A_PLACE - A_TAKE
+MAX_KINDS = 63  # the kinds dropped on a card are bits of an int64 (and 28 + 63 < A_PLACE)
 MAX_ACTIONS = 1024  # more than the placements of a card: 4 orientations of each window cell
 
 # The arrays of a game, in the order `play_batch` takes them (after `par` and `table`).
@@ -170,8 +171,8 @@ def encode(state: AztekzState) -> dict[str, np.ndarray]:
     for cell, lying in state.loose.items():
         cells[LOOSE_N, index(cell)] = len(lying)
         loose[index(cell), :len(lying)] = [kinds[k] for k in lying]
-    for cell in state.dropped:
-        cells[DROPPED, index(cell)] = 1
+    for cell, kind in state.dropped:
+        cells[DROPPED, index(cell)] |= 1 << kinds[kind]
     heroes = np.zeros((3, 4, 3), dtype=np.int64)
     heroes[H_POS] = -1
     for p in range(state.num_players):
@@ -538,15 +539,14 @@ def move_actions(par, table, cells, loose, heroes, sc, acts):
                             n += 1
     else:
         kind, carried = heroes[H_KIND, player, hero], heroes[H_N, player, hero]
-        if not cells[DROPPED, here]:  # rules take/*
-            for k in range(par[P_KINDS]):
-                if carried > 0 and k != kind:
-                    continue
-                for i in range(cells[LOOSE_N, here]):
-                    if loose[here, i] == k:
-                        acts[n] = A_TAKE + k
-                        n += 1
-                        break
+        for k in range(par[P_KINDS]):  # rules take/*
+            if (carried > 0 and k != kind) or cells[DROPPED, here] & (1 << k):
+                continue
+            for i in range(cells[LOOSE_N, here]):
+                if loose[here, i] == k:
+                    acts[n] = A_TAKE + k
+                    n += 1
+                    break
         if carried > 0 and scare != here:  # rule drop/whole-pile
             acts[n] = A_DROP
             n += 1
@@ -674,7 +674,7 @@ def apply_move(par, cells, loose, heroes, supply, sc, code):
             loose[here, cells[LOOSE_N, here]] = heroes[H_KIND, player, hero]
             cells[LOOSE_N, here] += 1
         heroes[H_N, player, hero] = 0
-        cells[DROPPED, here] = 1
+        cells[DROPPED, here] |= 1 << heroes[H_KIND, player, hero]
     elif code == A_SCARE:
         scare_souls(cells, loose, heroes, supply, sc, here)
     elif code == A_END:

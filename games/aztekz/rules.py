@@ -240,8 +240,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
           "under itself and moving with it).", "AztekzState._take_problems"),
     _rule("take/same-kind", "A slave", "If it wants to carry more than one piece, they must be of "
           "the same type.", "AztekzState._take_problems"),
-    _rule("take/not-dropped", "Assumption", "Souls a slave dropped this turn stay on their card "
-          "until the turn ends (so that a move cannot loop forever).", "AztekzState._take_problems"),
+    _rule("take/not-dropped", "Assumption", "Souls of a kind a slave dropped on a card this turn "
+          "stay on that card until the turn ends (so that a move cannot loop forever); other "
+          "souls there may be taken (dropping is useful for taking another type of soul).",
+          "AztekzState._take_problems"),
     _rule("drop/whole-pile", "A slave", "The slave simply leaves the entire pile of souls on the "
           "pyramid card and moves on.", "AztekzState._drop_problems"),
     _rule("scare/all-souls", "A slave", "Scaring souls away: remove all souls on this pyramid card, "
@@ -392,6 +394,14 @@ class AztekzGame(Game):
         kind = ACTION_OF_KIND.get(kind) if isinstance(kind, str) else None
         return super().action_from_json(obj) if kind is None else kind.from_json(obj)
 
+    # -- action ids and observation tensors (games/aztekz/encoding.py) ------------------------
+    def encoding(self, players: int) -> Any:
+        """Action ids and observation tensor with the default components (docs/ecosystem.md)."""
+        from games.aztekz.encoding import encoding
+
+        self.check_players(players)
+        return encoding(load_components(), players)
+
     def state_from_json(self, text: str) -> AztekzState:
         """The state that `AztekzState.to_json` wrote (the history read when first used)."""
         data, history = read_state_json(text, validation.StateDoc, "aztekz state")
@@ -429,7 +439,7 @@ class AztekzState(State):
         self.steps = 0
         self.thefts = 0
         self.scare: Cell | None = None
-        self.dropped: list[Cell] = []
+        self.dropped: list[tuple[Cell, str]] = []  # (card, soul kind) dropped this turn
         self.stall = 0         # turns in a row without a placed card
         # Facts about the labyrinth alone (frontier, components), dropped whenever a card is
         # placed; clones may share it because it is replaced, never cleared, on a change.
@@ -651,8 +661,9 @@ class AztekzState(State):
         if carried and carried[0] != action.soul:
             found.append(_v("take/same-kind", f"the slave carries {carried[0]}, not {action.soul}",
                             carried=carried[0]))
-        if here in self.dropped:
-            found.append(_v("take/not-dropped", f"souls were dropped on {key(here)} this turn"))
+        if (here, action.soul) in self.dropped:
+            found.append(_v("take/not-dropped", f"{action.soul} souls were dropped on {key(here)} "
+                            "this turn", cell=key(here), soul=action.soul))
         return found
 
     def _drop_problems(self, action: Drop, player: int) -> list[Violation]:
@@ -873,7 +884,8 @@ class AztekzState(State):
         soul, n = self.carry[player][self.hero]
         self.carry[player][self.hero] = None
         self.loose.setdefault(here, []).extend([soul] * n)
-        self.dropped.append(here)
+        if (here, soul) not in self.dropped:
+            self.dropped.append((here, soul))
         return [Event("dropped", player, {"soul": soul, "count": n, "cell": key(here)})]
 
     def _do_scare(self, action: Scare, player: int) -> list[Event]:
@@ -938,10 +950,16 @@ class AztekzState(State):
         """Rule ``aztekz/score/piles``: each pile scores its size minus one."""
         return [float(sum(n - 1 for _, n in piles)) for piles in self.piles]
 
-    def figures(self) -> dict[str, int]:
-        """Numbers for batch analysis: cards showing, piles made and the souls in them."""
-        return {"cards showing": len(self.grid), "piles": sum(len(p) for p in self.piles),
-                "souls in piles": sum(self.souls_collected())}
+    def figures(self) -> dict[str, Any]:
+        """Numbers for batch analysis: cards showing, piles made and the souls in them; how the
+        game ended, once over."""
+        found: dict[str, Any] = {"cards showing": len(self.grid),
+                                 "piles": sum(len(p) for p in self.piles),
+                                 "souls in piles": sum(self.souls_collected())}
+        if self.phase == OVER:  # aztekz/end/last-card or aztekz/end/stall
+            limit = self.comp.stall_limit
+            found["ending"] = "stall" if limit is not None and self.stall >= limit else "last card"
+        return found
 
     def evaluate(self, player: int) -> float:
         """The score, plus half a point for each soul a slave carries beyond the first: a pile
@@ -986,7 +1004,7 @@ class AztekzState(State):
             "steps": self.steps,
             "thefts": self.thefts,
             "scare": None if self.scare is None else key(self.scare),
-            "dropped": [key(c) for c in self.dropped],
+            "dropped": [[key(c), soul] for c, soul in self.dropped],
             "stall": self.stall,
         }
 
@@ -1006,7 +1024,7 @@ class AztekzState(State):
                      "hero", "steps", "thefts", "stall"):
             setattr(state, name, d[name])
         state.scare = None if d["scare"] is None else cell_of(d["scare"])
-        state.dropped = [cell_of(c) for c in d["dropped"]]
+        state.dropped = [(cell_of(c), soul) for c, soul in d["dropped"]]
         return state
 
     def clone(self) -> AztekzState:
@@ -1072,6 +1090,20 @@ class AztekzState(State):
             lambda: Place(int(rng.integers(-5, 6)), int(rng.integers(-5, 6)), int(rng.integers(4))),
         )
         return [makers[rng.integers(len(makers))]() for _ in range(k)]
+
+    # -- action ids, observation tensor, text board (games/aztekz/encoding.py, text.py) --------
+    @property
+    def encoding(self) -> Any:
+        """Action ids and observation tensor for this state's components and player count."""
+        from games.aztekz.encoding import encoding
+
+        return encoding(self.comp, self.num_players)
+
+    def __str__(self) -> str:
+        """The text board: the labyrinth's paths, heroes and souls (games/aztekz/text.py)."""
+        from games.aztekz.text import board_text
+
+        return board_text(self)
 
     def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
         """Draw this moment (see games.aztekz.draw.draw_state)."""

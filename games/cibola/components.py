@@ -78,9 +78,10 @@ class Totem:
         return self.effect["kind"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Components:
-    """Everything in the box, as validated data."""
+    """Everything in the box, as validated data. Two are equal when their data are (a copied
+    or unpickled set equals the one it came from)."""
 
     cards: tuple[Card, ...]
     columns: tuple[Column, ...]
@@ -93,6 +94,15 @@ class Components:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_cards", {c.id: c for c in self.cards})
         object.__setattr__(self, "_totems", {t.id: t for t in self.totems})
+        object.__setattr__(self, "json_text", json.dumps(self.data, sort_keys=True, allow_nan=False))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Components):
+            return NotImplemented
+        return self is other or self.json_text == other.json_text  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self.json_text)  # type: ignore[attr-defined]
 
     def card(self, card_id: int) -> Card:
         """The card with `card_id`."""

@@ -409,6 +409,14 @@ class Cibola(Game):
         """The action written in text form (see the module docstring)."""
         return parse_action(text)
 
+    # -- action ids and observation tensors (games/cibola/encoding.py) ------------------------
+    def encoding(self, players: int) -> Any:
+        """Action ids and observation tensor with the default components (docs/ecosystem.md)."""
+        from games.cibola.encoding import encoding
+
+        self.check_players(players)
+        return encoding(default_components(), players)
+
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
         data, history = read_state_json(text, validation.StateDoc, "cibola state")
@@ -890,11 +898,14 @@ class CibolaState(State):
         best = max(c[column] for c in counts)
         return (value if have == best and have > 0 else 0) + have * bonus
 
-    def figures(self) -> dict[str, int]:
-        """Numbers for batch analysis: treasures taken by kind, rocks placed, explorers left."""
+    def figures(self) -> dict[str, Any]:
+        """Numbers for batch analysis: treasures taken by kind, rocks placed, explorers left;
+        how the game ended, once over."""
         found = {f"{name} taken": sum(c[i] for c in self.counts) for i, name in enumerate(TREASURES)}
         found["rocks placed"] = sum(sum(chambers) for chambers in self.covered)
         found["explorers left"] = sum(self.explorers)
+        if self.is_over():
+            found["ending"] = "deck"  # the only way a game ends: the last round's cards
         return found
 
     def scores(self) -> list[float]:
@@ -942,7 +953,8 @@ class CibolaState(State):
         data["deck"] = self.deck.to_json()
         data["boxed_totems"] = list(self.boxed_totems)
         data["sealed"] = self.sealed.to_json() if self.sealed else None
-        default = self.components is default_components()
+        # By value: a deep-copied or unpickled state holds equal components, not the same object.
+        default = self.components == default_components()
         data["components"] = None if default else self.components.data
         return data
 
@@ -1013,6 +1025,20 @@ class CibolaState(State):
             if who == player and action.kind == "send":
                 self.history[i] = (who, _send_action(n), events)
                 return
+
+    # -- action ids, observation tensor, text board (games/cibola/encoding.py, text.py) --------
+    @property
+    def encoding(self) -> Any:
+        """Action ids and observation tensor for this state's components and player count."""
+        from games.cibola.encoding import encoding
+
+        return encoding(self.components, self.num_players)
+
+    def __str__(self) -> str:
+        """The text board: temple, revealed cards, players (games/cibola/text.py)."""
+        from games.cibola.text import board_text
+
+        return board_text(self)
 
     def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
         """Draw this moment (see games.cibola.draw); `reveal` shows the sealed numbers."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from geomsim.cli import OutputPath, UserError
 from geomsim.scenario.load import load_scenario
 from geomsim.scenario.log import read_log, replay
 from geomsim.scenario.model import Scenario
@@ -14,16 +15,16 @@ from geomsim.scenario.run import run_scenario
 from geomsim.scenario.source import ScenarioError
 
 
-def _user_error(message: str) -> click.ClickException:
-    from geomsim.cli import UserError
-
-    return UserError(message)
-
-
 def _load_all(files: Sequence[Path]) -> tuple[list[Scenario], int]:
-    """Load each file; print one line per malformed one; return the scenarios and the errors."""
+    """Load each file (a folder: the *.yaml files below it); print one line per malformed file
+    or empty folder; return the scenarios and the number of errors."""
     scenarios, errors = [], 0
-    for file in files:
+    for file in _expand(files):
+        if file.is_dir():
+            click.echo(f"geomsim: error: no scenario files in {file} (none named *.yaml below it)",
+                       err=True)
+            errors += 1
+            continue
         try:
             scenarios.append(load_scenario(file))
         except ScenarioError as e:
@@ -33,16 +34,16 @@ def _load_all(files: Sequence[Path]) -> tuple[list[Scenario], int]:
 
 
 def _expand(files: Sequence[Path]) -> list[Path]:
-    """Files as given; a folder stands for the *.yaml files below it."""
+    """Files as given; a folder stands for the *.yaml files below it (itself when there are none)."""
     found: list[Path] = []
     for f in files:
-        found += sorted(f.rglob("*.yaml")) if f.is_dir() else [f]
+        found += (sorted(f.rglob("*.yaml")) or [f]) if f.is_dir() else [f]
     return found
 
 
 @click.command("run")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"),
+@click.option("--out", "out", type=OutputPath(folder=True), default=Path("out"),
               show_default=True, help="Folder for outputs (each scenario writes into OUT/GAME/NAME/).")
 @click.option("--no-outputs", is_flag=True, help="Check expectations only; write no files.")
 @click.option("-q", "--quiet", is_flag=True, help="Show only failures and the summaries.")
@@ -79,21 +80,19 @@ def check_command(ctx: click.Context, files: tuple[Path, ...]) -> None:
 
 @click.command("replay")
 @click.argument("log_file", metavar="LOG", type=click.Path(path_type=Path))
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
+@click.option("-o", "--output", required=True, type=OutputPath((".gif",), folder=True),
               help="A .gif file, or a folder for numbered PNG frames.")
 @click.option("--fps", type=click.FloatRange(min=0.1, max=60), default=2.0, show_default=True,
               help="Frames per second of a GIF.")
 @click.option("--reveal", is_flag=True, help="Show hidden information (passed to the game's drawing).")
 def replay_command(log_file: Path, output: Path, fps: float, reveal: bool) -> None:
     """Draw the game logged in LOG (JSON Lines) move by move: a GIF or a folder of PNG frames."""
-    if output.suffix and output.suffix.lower() != ".gif":
-        raise _user_error(f"{output}: give a .gif file or a folder for PNG frames")
     try:
         log = read_log(log_file)
         written = replay(log, output, fps=fps, options={"reveal": True} if reveal else None)
     except ScenarioError as e:
-        raise _user_error(str(e)) from None
+        raise UserError(str(e)) from None
     except NotImplementedError as e:
-        raise _user_error(f"{log_file}: {e}") from None
+        raise UserError(f"{log_file}: {e}") from None
     what = str(written[0]) if len(written) == 1 else f"{len(written)} frames in {output}"
     click.echo(f"wrote {what}")

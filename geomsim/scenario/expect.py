@@ -230,10 +230,90 @@ def expect_event(moment: Moment, exp: Expectation) -> Outcome:
     return False, f"{text}, expected {expected} (events of this step: {kinds})"
 
 
+def analysis_batch(moment: Moment, spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The rows of the batch an ``analysis`` expectation asks for, played in this process:
+    `games` games from seed `seed` on (new setups, or the scenario's state at this step with
+    `from_scenario`), the line-up rotated by a seat a game unless `fixed_seats`."""
+    from geomsim.analysis import Batch, lineup_of
+    from geomsim.bots import play_game
+
+    key = (id(moment.state), len(moment.state.history), json.dumps(plain(spec), sort_keys=True))
+    if key in _BATCHES and _BATCHES[key][0] is moment.state:
+        return _BATCHES[key][1]
+    game, players = moment.scenario.game, moment.state.num_players
+    batch = Batch(game.name, players, lineup_of(analysis_bots(spec), players),
+                  spec.get("seed", 0), spec["games"], not spec.get("fixed_seats", False))
+    start = moment.state if spec.get("from_scenario") else None
+    rows = [play_game(game, players, batch.lineup(s), s, start,
+                      spec.get("max_steps", 100_000)).to_row() for s in batch.seeds()]
+    while len(_BATCHES) >= 4:
+        _BATCHES.pop(next(iter(_BATCHES)))
+    _BATCHES[key] = (moment.state, rows)
+    return rows
+
+
+# The batches asked last, by the moment's state (object and actions applied: steps go on on the
+# same object) and the mapping: expectations of one moment that ask the same batch share its
+# games (the state is kept, so its id stays its own).
+_BATCHES: dict[tuple[int, int, str], tuple[State, list[dict[str, Any]]]] = {}
+
+
+def analysis_bots(spec: Mapping[str, Any]) -> list[str]:
+    """The bot specs of an ``analysis`` mapping (a list, or one comma-separated string)."""
+    bots = spec["bots"]
+    return [b.strip() for b in (bots.split(",") if isinstance(bots, str) else bots) if b.strip()]
+
+
+def analysis_metric(spec: Mapping[str, Any]) -> tuple[str, str]:
+    """The metric an ``analysis`` expectation measures: a path into `geomsim.metrics.metrics`
+    (``seat: 0`` and ``bot: planner`` name win rates), and how to say it."""
+    if "seat" in spec:
+        return f"by_seat[{spec['seat']}]", f"the win rate of seat {spec['seat']}"
+    if "bot" in spec:
+        return "", f"the win rate of {spec['bot']}"
+    return spec["metric"], str(spec["metric"])
+
+
+def expect_analysis(moment: Moment, exp: Expectation) -> Outcome:
+    """A batch question: play the games asked for and compare one metric of theirs."""
+    from geomsim.metrics import metrics
+
+    spec, asked = exp.spec, exp.spec["analysis"]
+    rows = analysis_batch(moment, asked)
+    found = plain(metrics(rows))
+    path, label = analysis_metric(spec)
+    try:
+        if "bot" in spec:
+            entries = [b for b in found["by_bot"] if b["bot"] == spec["bot"]]
+            if not entries:
+                raise LookupError(f"no bot {spec['bot']!r} in the batch (bots: "
+                                  f"{', '.join(b['bot'] for b in found['by_bot'])})")
+            value = entries[0]
+        else:
+            value = lookup(found, property_path(path))
+    except LookupError as e:
+        return False, f"{label}: {e.args[0]}"
+    ci = ""
+    if isinstance(value, Mapping) and "win_rate" in value:
+        ci = f" (95% CI {_num(round(value['ci95'][0], 4))}-{_num(round(value['ci95'][1], 4))})"
+        value = value["win_rate"]
+    seeds = f"seeds {rows[0]['seed']}-{rows[-1]['seed']}" if rows else "no seeds"
+    text = (f"in {len(rows)} games of {', '.join(analysis_bots(asked))} from {seeds}, {label} is "
+            f"{_short(round(value, 4) if _is_number(value) else value)}{ci}")
+    problems = []
+    if "between" in spec:
+        low, high = spec["between"]
+        if not (_is_number(value) and low <= value <= high):
+            problems.append(f"expected between {_num(low)} and {_num(high)}")
+    problems += [p for p in (_compare(value, k, spec[k]) for k in ("equals", "at_least", "at_most")
+                             if k in spec) if p]
+    return (False, f"{text}: {'; '.join(problems)}") if problems else (True, text)
+
+
 CORE_EXPECTATIONS: dict[str, Callable[[Moment, Expectation], Outcome]] = {
     "legal": expect_legal, "illegal": expect_illegal, "score": expect_score, "scores": expect_scores,
     "winner": expect_winners, "winners": expect_winners, "over": expect_over, "to_move": expect_to_move,
-    "property": expect_property, "event": expect_event,
+    "property": expect_property, "event": expect_event, "analysis": expect_analysis,
 }
 
 

@@ -12,7 +12,7 @@ from geomsim import registry
 from geomsim.reading import DataError, cut, path_parts, read_file, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game
-from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, property_path
+from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, analysis_bots, property_path
 from geomsim.scenario.model import (
     END,
     Expectation,
@@ -273,6 +273,8 @@ class _Builder:
             self.property_spec(path, spec)
             if (spec.get("of") == "observe") != ("player" in spec):
                 raise self.error(path, "give a player exactly when 'of' is observe")
+        if kind == "analysis":
+            self.analysis_spec(path, spec, resolved)
         if kind == "event" and not has_action:
             raise self.error(path, "an event expectation belongs to a step with an action")
         return Expectation(kind, resolved, self.source.line(path), field_name(path), step, player,
@@ -285,6 +287,39 @@ class _Builder:
             raise self.error(path + ("property",), str(e)) from None
         if not any(k in spec for k in COMPARATORS):
             raise self.error(path, f"give one of {', '.join(COMPARATORS)}")
+
+    def analysis_spec(self, path: FieldPath, spec: dict[str, Any], resolved: dict[str, Any]) -> None:
+        """An ``analysis`` expectation names bots that play this game, one metric (a seat, a bot
+        of the line-up or a metric path) and a comparison."""
+        from geomsim.bots import make_bot
+
+        asked = [k for k in ("seat", "bot", "metric") if k in spec]
+        if len(asked) != 1:
+            raise self.error(path, "name what to measure with one of seat, bot or metric, not "
+                             + (", ".join(asked) or "none"))
+        bots = analysis_bots(spec["analysis"])
+        for j, bot in enumerate(bots):
+            try:
+                make_bot(bot, self.game)
+            except ValueError as e:
+                raise self.error(path + ("analysis", "bots"), str(e)) from None
+        if not bots or len(bots) > self.players:
+            raise self.error(path + ("analysis", "bots"),
+                             f"name 1 to {self.players} bots, not {len(bots)}")
+        if "seat" in spec:
+            resolved["seat"] = self.player(path + ("seat",), spec["seat"])
+        if "bot" in spec and spec["bot"] not in bots:
+            raise self.error(path + ("bot",), f"{spec['bot']!r} is not in the line-up "
+                             f"({', '.join(bots)})")
+        if "metric" in spec:
+            try:
+                property_path(spec["metric"])
+            except ValueError as e:
+                raise self.error(path + ("metric",), str(e)) from None
+        if not any(k in spec for k in ("between", "equals", "at_least", "at_most")):
+            raise self.error(path, "give one of between, equals, at_least, at_most")
+        if "between" in spec and spec["between"][0] > spec["between"][1]:
+            raise self.error(path + ("between",), "give the lower bound first")
 
     def output(self, i: int, spec: Any, steps: int) -> Output:
         path = ("outputs", i)

@@ -172,7 +172,6 @@ def replay(log: GameLog, output: str | Path, fps: float = 2.0, options: Mapping[
             # Paletted at once: a long game's frames would otherwise hold 4 bytes a pixel each.
             rgb = Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).convert("RGB")
             frames.append(rgb.convert("P", palette=Image.Palette.ADAPTIVE))
-        output.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(output) as tmp:
             frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
                            duration=round(1000 / fps), loop=0)

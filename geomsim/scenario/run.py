@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geomsim.files import write_text
+from geomsim.files import WriteError, make_folder, write_text
 from geomsim.rules import Event, IllegalAction, State
 from geomsim.scenario.expect import Moment, evaluate
 from geomsim.scenario.log import write_log
@@ -21,7 +22,7 @@ from geomsim.scenario.model import (
     contributed_kinds,
 )
 
-DIAGRAM_SUFFIXES = (".png", ".svg", ".pdf")
+HEADER_WIDTH = 96  # the run header wraps a scenario's description to this many columns
 
 
 # -- outputs -------------------------------------------------------------------------------
@@ -55,7 +56,7 @@ CORE_OUTPUTS: dict[str, Callable[..., None]] = {
 def write_output(scenario: Scenario, output: Output, state: State, folder: Path) -> Path:
     """Write one output of `scenario` from `state` into `folder`; return its path."""
     path = folder / output.filename
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent, path)
     core = CORE_OUTPUTS.get(output.kind)
     if core is not None:
         core(scenario, state, path, {**output.spec, "_at": output.at})
@@ -113,9 +114,9 @@ class Report:
 
     def format(self, verbose: bool = True) -> str:
         s = self.scenario
-        title = f"{s.path}: {s.game.name}, {s.players} players" + (f" - {s.description.strip().splitlines()[0]}"
-                                                                      if s.description.strip() else "")
-        lines = [title]
+        lines = [f"{s.path}: {s.game.name}, {s.players} players"]
+        lines += textwrap.wrap(" ".join(s.description.split()), HEADER_WIDTH, initial_indent="  ",
+                               subsequent_indent="  ", break_long_words=False)
         lines += [f"  {r}" for r in self.results if verbose or r.status != "pass"]
         lines += [f"  wrote {p}" for p in self.written]
         lines.append(f"  {self.summary()}")
@@ -196,6 +197,8 @@ def _write_outputs(report: Report, moments: dict[int, State], out: Path) -> None
             continue
         try:
             report.written.append(write_output(scenario, output, moments[output.at], folder))
+        except WriteError as e:  # a full disk, a read-only folder: the message names the file
+            report.results.append(Result("fail", output.line, where, str(e)))
         except Exception as e:  # a game without drawing, a failing hook: report, go on
             report.results.append(Result("fail", output.line, where,
                                          f"cannot write {output.filename}: {type(e).__name__}: {e}"))

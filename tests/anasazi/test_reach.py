@@ -69,7 +69,9 @@ def make_setup(pueblos: dict[str, shapely.Polygon], players: int = 2,
 def play_setup(setup: Setup, camps: list[tuple[int, float, float]] = ()):
     """The state at the start of play after setup: base camps (player, x, y) built by the setup
     actions (two per player; missing ones far away), then three tower looks each."""
-    state = GAME.new_state(setup.players, setup=setup)
+    # Single-pueblo laboratory tables break the table's setup rules on purpose (one mesa per
+    # pueblo, one or two expedition base camps): `check_setup=False` says so.
+    state = GAME.new_state(setup.players, setup=setup, check_setup=False)
     todo = {p: [(x, y) for q, x, y in camps if q == p] for p in range(setup.players)}
     spare = iter([(FAR[0] + 20 * k, FAR[1]) for k in range(8)])
     while state.phase == "camps":
@@ -90,12 +92,15 @@ def corridor(gap_centre: float) -> list[tuple[int, float, float]]:
 
 
 def replay(state, result) -> list:
-    """Paste the result's actions (their text) into `turn_of` clones; return the events of each."""
+    """Paste the result's actions (their text) into `turn_of` clones, one `apply` at a time, the
+    game going on before each (a chain stops where the game stops); the events of each."""
     s = state.turn_of(result.player)
     events = []
-    for text in result.actions:
+    for i, text in enumerate(result.actions):
+        assert not s.is_over(), f"the game ended before marker {i + 1} of {result.actions}"
         events.append(s.apply(GAME.parse_action(text), result.player))
-        s = s.turn_of(result.player)
+        if i + 1 < len(result.actions):
+            s = s.turn_of(result.player)
     return events
 
 
@@ -340,15 +345,21 @@ def test_command_line(tmp_path, ring, capsys):
     setup.write_text(json.dumps(ring.setup.to_json()))
     state = tmp_path / "state.json"
     state.write_text(ring.to_json())
+    # The ring is a laboratory table (one mesa per pueblo): refused unless the user says so.
+    assert main(["reach", "--setup", str(setup), "-e", "E1", "-p", "P0"]) == 2
+    err = capsys.readouterr().err
+    assert "breaks the setup rules" in err and "--no-check-setup" in err
+    assert len(err.strip().splitlines()) == 1
+    lab = ["--no-check-setup"]
     assert main(["reach", "--setup", str(setup), "--state", str(state), "-e", "E1", "-p", "P0",
-                 "--json", str(tmp_path / "v.json")]) == 0
+                 "--json", str(tmp_path / "v.json"), *lab]) == 0
     out = capsys.readouterr().out
     assert "reachable with 1 marker" in out and "lay: marker E1 at " in out and "margin" in out
     text = next(line for line in out.splitlines() if "lay:" in line).split("lay: ")[1]
     assert ring.check(GAME.parse_action(text), 0).ok  # the printed action pastes as is
     assert json.loads((tmp_path / "v.json").read_text())["status"] == "reachable"
     assert main(["reach", "--setup", str(setup), "--map", "-n", "1", "-o", str(tmp_path / "m.png"),
-                 "--json", str(tmp_path / "m.json")]) == 0
+                 "--json", str(tmp_path / "m.json"), *lab]) == 0
     assert (tmp_path / "m.png").stat().st_size > 10_000
     assert json.loads((tmp_path / "m.json").read_text())["max_markers"] == 1
     capsys.readouterr()
@@ -356,7 +367,7 @@ def test_command_line(tmp_path, ring, capsys):
                         (["-e", "E1", "-p", "Q1"], "no pueblo or sector 'Q1'"),
                         (["-e", "E1"], "give --expedition and --pueblo"),
                         (["--map", "-e", "E1"], "leave out --expedition")):
-        assert main(["reach", "--setup", str(setup), *args]) == 2
+        assert main(["reach", "--setup", str(setup), *args, *lab]) == 2
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1
     (tmp_path / "bad.json").write_text("{")
@@ -413,3 +424,93 @@ def test_another_expeditions_explorer_blocks(lane):
     state.apply(extend(state, "E2", 270.0), 0)  # its explorer ends at (25, 3)
     r = reach(state, "E1", "P0", max_markers=1)
     assert r.status == "unreachable" and "overlap a forbidden piece" in r.reason
+
+
+# --- a chain stops where the game stops (rule 5.0) ---------------------------------------------
+def after_setup(data: dict, seed: int):
+    """The state of setup JSON `data` at the start of play, setup actions drawn from `seed`."""
+    state = GAME.new_state(data["players"], setup=data)
+    rng = np.random.default_rng(seed)
+    while state.phase != "play":
+        state.apply(state.legal_actions().sample(rng, 1)[0])
+    return state
+
+
+def test_chain_stops_at_the_last_marker_of_the_supply():
+    """`anasazi/5.0/end-markers`: with one marker in the supply the first marker ends the game,
+    so a sector two markers away is unreachable (no longer "reachable in 2", whose second
+    marker could not be laid); a game that is over gives no turn and no reach."""
+    data = GAME.make_setup(2, 7)
+    data["sizes"]["markers"] = 1
+    state = after_setup(data, 0)
+    r = reach(state, "E1", "P23", 2)
+    assert r.status == "unreachable" and "supply holds only 1 marker" in r.reason
+    one = reach(state, "E1", "P23", 1)
+    assert one.status == "unreachable"
+    over = state.clone()
+    over.apply(over.sample_markers(over.current, np.random.default_rng(0), 1)[0])
+    assert over.is_over()
+    with pytest.raises(ValueError, match="game is over"):
+        over.turn_of(0)
+    with pytest.raises(ValueError, match="game is over"):
+        reach(over, "E1", "P23", 2)
+
+
+@pytest.fixture(scope="module")
+def ending_states():
+    """States at the start of play on the tables of two seeds: with 1, 2 or 3 markers in the
+    supply, and with the full supply but three towers of a colour already on the track (the
+    next one of that colour ends the game)."""
+    states = []
+    for seed in (7, 11):
+        base = GAME.make_setup(2, seed)
+        for supply in (1, 2, 3):
+            states.append(after_setup({**base, "sizes": {**base["sizes"], "markers": supply}}, seed))
+        towers = after_setup(base, seed)
+        colour = COLOURS[seed % 4]
+        for sid in [s for s in towers.towers_on_table() if towers.towers[s] == colour][:3]:
+            del towers.contents[sid]
+            towers.track[colour] += 1
+        states.append(towers)
+    return states
+
+
+def test_every_witness_replays_with_apply_step_by_step(ending_states):
+    """`anasazi/5.0/end-markers`, `anasazi/5.0/end-towers`: for sectors one to two markers from
+    every expedition's start, on tables whose supply is nearly empty or whose colour needs one
+    more tower, every chain reach answers "reachable" replays with `apply`, one marker at a
+    time, the game going on before each (the last marker may end it)."""
+    reached = 0
+    for i, state in enumerate(ending_states):
+        rng = np.random.default_rng(i)
+        for e in list(state.expeditions):
+            end = lg.marker_context(state.board(), 0, e).target
+            near = [s.id for s in state.table.sectors
+                    if 40 < shapely.distance(s.polygon, shapely.Point(end[:2])) < 120]
+            for sector in rng.choice(near, size=min(2, len(near)), replace=False):
+                r = reach(state, e, str(sector), 3, with_margin=False, seed=i)
+                if r.reachable:
+                    reached += 1
+                    assert len(r.actions) <= state.markers_left()
+                    replay(state, r)
+                    assert str(sector) in touched(state, r.witness)
+    assert reached > 20
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_distances_to_convex_sectors_are_shapelys(seed):
+    """The analytic distance the chain search ranks ends by is shapely's, inside and out."""
+    from games.anasazi.reach import Convex
+
+    rng = np.random.default_rng(seed)
+    poly = shapely.MultiPoint(rng.uniform(-10, 10, (int(rng.integers(3, 9)), 2))).convex_hull
+    assume(poly.geom_type == "Polygon" and poly.area > 1e-3)
+    z = rng.uniform(-40, 40, 400) + 1j * rng.uniform(-40, 40, 400)
+    expected = shapely.distance(poly, shapely.points(z.real, z.imag))
+    assert np.abs(Convex.of(poly).distance(z) - expected).max() < 1e-9
+    # Points surely beyond the limit are inf; the rest keep their distance.
+    limited = Convex.of(poly).distance(z, limit=5.0)
+    assert (limited[expected <= 5.0] == Convex.of(poly).distance(z)[expected <= 5.0]).all()
+    assert (np.isinf(limited) <= (expected > 5.0)).all()
+    assert Convex.of(shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3))) is None

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from games.anasazi import GAME
 from games.anasazi import legality as lg
 from games.anasazi.actions import ExtendMarker, LookTower, Pass, PlaceMarker, TakeTreasure, extend
-from games.anasazi.components import Sizes
+from games.anasazi.components import Setup, Sizes
 from geomsim.geometry import Pose
 from geomsim.rules import IllegalAction
 
-from .conftest import in_play, lab_setup, play
+from .conftest import in_play, lab_state, play
 
 R = 400.0  # the lab's play area radius
 
@@ -59,7 +59,7 @@ def shifted(action, dx=0.0, dy=0.0):
 def test_setup_camps():
     """`anasazi/3.0/setup-camps`: two base camps each, in turn order from the first player,
     before anything else; the base camp rules of 4.1 hold."""
-    state = GAME.new_state(3, setup=lab_setup(3, first_player=1))
+    state = lab_state(3, first_player=1)
     order = []
     assert rules_of(state, "marker E1 at -319.0,0.0 heading 0.0") == ("anasazi/3.0/setup-camps",)
     assert "anasazi/4.1/valley" in rules_of(state, "camp -150.0,0.0")
@@ -73,7 +73,7 @@ def test_setup_camps():
 
 def test_setup_looks():
     """`anasazi/3.0/setup-looks`: each player in turn looks at three different towers."""
-    state = GAME.new_state(2, setup=lab_setup(2, first_player=1))
+    state = lab_state(2, first_player=1)
     play(state, "camp 0.0,150.0", "camp 20.0,150.0", "camp 40.0,150.0", "camp 60.0,150.0")
     assert rules_of(state, "pass") == ("anasazi/3.0/setup-looks",)
     assert rules_of(state, "camp 80.0,150.0") == ("anasazi/3.0/setup-looks",)
@@ -119,6 +119,26 @@ def test_secret_towers():
         assert other.observe(0) == state.observe(0)
         moved |= {s for s in other.towers if other.towers[s] != state.towers[s]}
     assert moved and not moved & state.seen[0]
+
+
+def test_secret_towers_in_every_player_view():
+    """`anasazi/3.0/secret-towers` and `anasazi/3.0/secret-objective` beside observe: the table
+    view a player may call (`view(p)`, what `draw(player=p)` shows) carries only the tower colours
+    that player has seen, and every player view (`player_views`: view, scores, evaluate, ...) is
+    the same in every determinization for that player; `revealed_view()` is the whole truth."""
+    state = in_play(2)
+    play(state, "camp 100.0,100.0", "look P1s")
+    for p in (0, 1):
+        contents = state.view(p).contents
+        hidden = {s for s, (kind, colour) in contents.items() if kind == "tower" and colour is None}
+        assert hidden == set(state.towers_on_table()) - state.seen[p]
+        assert all(contents[s] == ("tower", state.towers[s]) for s in state.seen[p])
+    assert state.view(1).contents["P1s"] == ("tower", None) == state.view().contents["P1s"]
+    assert state.revealed_view().contents["P1s"] == ("tower", "white")
+    views = json.dumps(state.player_views(1), sort_keys=True, default=str)
+    for seed in range(10):
+        other = state.determinize(1, np.random.default_rng(seed))
+        assert json.dumps(other.player_views(1), sort_keys=True, default=str) == views
 
 
 # -- 4.0 turns ------------------------------------------------------------------------------
@@ -447,11 +467,38 @@ def test_treasure_value(lab):
 
 def test_objective_double():
     """`anasazi/5.1/objective-double`: treasures matching one's objective card count double:
-    the rulebook's example, a white treasure worth 2 is worth 4 with the white objective."""
-    state = in_play(objectives=("white", "blue"))
+    the rulebook's example, a white treasure worth 2 is worth 4 with the white objective. During
+    play the cards are secret, so `scores()` doubles nothing (it would tell every player the
+    others' cards); `evaluate(p)` doubles p's own card, `revealed_scores()` every card; the
+    final scores double them all."""
+    state = in_play(objectives=("white", "blue"), sizes=Sizes(markers=1))
     state.track["white"] = 3
     state.hands[0]["white"] = state.hands[1]["white"] = 1
-    assert state.scores() == [4.0, 2.0]
+    assert state.scores() == [2.0, 2.0]
+    assert [state.evaluate(p) for p in (0, 1)] == [4.0, 2.0]
+    assert state.revealed_scores() == [4.0, 2.0]
+    walk(state, "E3", 270.0)  # the last marker ends the game
+    state.bonus = {c: None for c in state.bonus}  # the bonus is test_bonus's business
+    assert state.is_over() and state.scores() == [4.0, 2.0]
+
+
+def test_objectives_dealt_after_setup_camps():
+    """`anasazi/3.0/secret-objective` after `anasazi/3.0/setup-camps`: the objective cards are
+    dealt only once each player has placed two setup base camps, so nobody knows their card
+    while placing them (observe shows none, a determinization deals every card anew, evaluate
+    doubles nothing); the last setup camp deals them."""
+    state = GAME.new_state(2, seed=7)
+    assert state.observe(0)["objectives"] == [None, None] and not state.objectives_dealt()
+    drawn = {state.determinize(0, np.random.default_rng(s)).objectives[0] for s in range(20)}
+    assert len(drawn) > 1
+    rng = np.random.default_rng(1)
+    while state.phase == "camps":
+        assert state.observe(state.current)["objectives"] == [None, None]
+        events = state.apply(state.legal_actions().sample(rng, 1)[0])
+    assert events[-1].kind == "objectives-dealt" and state.objectives_dealt()
+    assert state.observe(0)["objectives"] == [state.objectives[0], None]
+    assert {state.determinize(0, np.random.default_rng(s)).objectives[0]
+            for s in range(20)} == {state.objectives[0]}
 
 
 def test_winner():
@@ -579,7 +626,7 @@ def test_turn_of_continues_or_starts_a_turn():
     assert len(theirs.history) == len(state.history) and len(theirs.camps) == len(state.camps)
     later = mine.turn_of(1).turn_of(0)  # a later turn of player 0: the camp is no longer fresh
     assert later.actions_left == 2 and later.check(first).ok
-    setup = GAME.new_state(2, setup=lab_setup())
+    setup = lab_state()
     assert setup.turn_of(1).to_move() == (1,) and setup.turn_of(1).phase == "play"
     with pytest.raises(ValueError, match="unknown player"):
         state.turn_of(2)
@@ -593,6 +640,25 @@ def test_sampled_actions_are_legal(lab):
         lab.apply(actions[0])
         while lab.pending:
             lab.apply(Pass())
+
+
+def test_setup_table_checked_alike_as_json_and_setup():
+    """`anasazi/3.0/table`: a given setup breaking the table's setup rules (no inner mesa, five
+    expedition base camps) is refused as its JSON dict and as a `Setup` object, with the same
+    message; only an explicit `check_setup=False` (laboratory tables) takes it."""
+    data = GAME.make_setup(2, 7)
+    for m in data["mesas"]:
+        if m["ring"] == "inner":
+            m["ring"] = "outer"
+    data["expedition_camps"] = data["expedition_camps"][:5]
+    messages = []
+    for given in (data, Setup.from_json(data)):
+        with pytest.raises(ValueError, match="0 inner mesas.*5 expedition base camps") as e:
+            GAME.new_state(2, setup=given)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+    lab = GAME.new_state(2, setup=Setup.from_json(data), check_setup=False)
+    assert len(lab.table.expedition_camps) == 5
 
 
 def test_new_state_from_seed_and_setup_json():

@@ -372,6 +372,23 @@ def test_drawing_to_png_svg_pdf(setups, tmp_path):
         assert path.read_bytes().startswith(magic)
 
 
+@pytest.mark.parametrize("text", ["M12", "P43s", "E4", "?", "player 4 base camp"])
+@pytest.mark.parametrize("bold", [False, True])
+def test_labels_made_of_kept_glyphs_match_matplotlib_text_paths(text, bold):
+    """Labels set from glyphs made once per character are matplotlib's text outline (kerning
+    aside, a few hundredths of the height at most)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+    from games.anasazi.draw import _glyphs
+
+    verts, codes = _glyphs(text, bold, "left")
+    path = TextPath((0, 0), text, size=1.0,
+                    prop=FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal"))
+    reference = path.vertices - [path.get_extents().x0, 0.36]
+    assert (codes == path.codes).all()
+    assert np.abs(verts - reference).max() < 0.05
+
+
 def _pixels(ax) -> np.ndarray:
     ax.figure.canvas.draw()
     return np.asarray(ax.figure.canvas.buffer_rgba())

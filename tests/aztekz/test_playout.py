@@ -15,6 +15,7 @@ import pytest
 
 from games.aztekz import GAME, playout
 from games.aztekz.rules import ACTION_TYPES
+from geomsim.discrete import Deck
 from geomsim.testing import (
     HarnessFailure,
     check_playouts,
@@ -86,6 +87,25 @@ def test_playouts_start_from_any_moment():
     for player, action in finished:
         over.apply(action, player)
     check_playouts_from(GAME, moments(3) + [over], seed=3)
+
+
+def test_playouts_take_after_a_drop_per_kind():
+    """aztekz/take/not-dropped in the kernel: right after a slave dropped suns on a card where a
+    moon lies, the kernel offers the moon (and not the suns) as the rules do; `check_playouts_from`
+    compares the number of options at that decision and at every one after."""
+    from tests.aztekz.builders import make, play, row
+
+    state = make(row(3), [["0,0"] * 3, ["2,0"] * 3], loose={"1,0": ["moon"]},
+                 carry={"0.slave1": ("sun", 2)}, hero="slave1")
+    supply = list(state.supply.cards)
+    for soul in ("sun", "sun", "sun", "moon"):  # the souls on the table come out of the supply
+        supply.remove(soul)
+    state.supply = Deck(supply)
+    play(state, "slave1 E", "drop")
+    assert "take moon" in {str(a) for a in state.legal_actions()}
+    playouts = check_playouts_from(GAME, [state] * 8, seed=5)
+    first = {playouts.decode(int(playouts.log[playouts.offsets[i], 1])).kind for i in range(8)}
+    assert len(first) > 1  # the kernel chose among several options, the take among them
 
 
 def test_playouts_follow_the_components():

@@ -254,6 +254,24 @@ def test_take_not_dropped():
     assert state.carry[0][1] == ("moon", 1)
 
 
+def test_take_not_dropped_only_the_kinds_dropped_there():
+    """aztekz/take/not-dropped, per card and kind: after a drop the slave may take a soul of
+    another kind from the same card (dropping is "useful for taking another type of soul"), but
+    not one of the kind it dropped there, nor on another card the kind dropped elsewhere."""
+    state = make(row(3), [["0,0"] * 3, ["2,0"] * 3], loose={"1,0": ["moon"], "0,0": ["sun"]},
+                 carry={"0.slave1": ("sun", 2)}, hero="slave1")
+    play(state, "slave1 E", "drop")
+    assert rules_of(state, "take moon") == ()
+    assert rules_of(state, "take sun") == ("aztekz/take/not-dropped",)
+    play(state, "take moon")
+    assert state.carry[0][1] == ("moon", 1) and state.loose[(1, 0)] == ["sun", "sun"]
+    play(state, "slave1 W", "drop")  # a moon dropped on 0,0: the sun that lay there is free
+    assert rules_of(state, "take sun") == ()
+    assert rules_of(state, "take moon") == ("aztekz/take/not-dropped",)
+    legal = {str(a) for a in state.legal_actions()}
+    assert "take sun" in legal and "take moon" not in legal
+
+
 def test_drop_whole_pile():
     """aztekz/drop/whole-pile: the slave leaves its entire pile on the card."""
     state = make(row(2), [["0,0"] * 3, ["1,0"] * 3], loose={"0,0": ["moon"]},

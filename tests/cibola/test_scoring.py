@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from games.cibola import GAME
+from geomsim import scenario as sc
 from tests.cibola.helpers import COMPONENTS, edited
 
+SCENARIO = Path(__file__).parents[2] / "scenarios" / "cibola" / "scoring-examples.yaml"
 VALUES = {c.treasure: c.values for c in COMPONENTS.columns}
 OPEN = {name: [False] * len(v) for name, v in VALUES.items()}
 
@@ -105,9 +109,9 @@ def test_totem_sundial_bonus():
 def test_totem_shield_bonus():
     """cibola/totem/shield-bonus: each of the holder's feathered shields is worth 3 points more."""
     temple = {**OPEN, "shield": [True, True, True, False]}
-    state = _end(2, [SHIELD[:2], SHIELD[2:3]], temple=temple, totems=[[5], []])
+    state = _end(2, [SHIELD[:1], [_cards_with("shield", "shield")]], temple=temple, totems=[[5], []])
     v = VALUES["shield"][3]
-    assert [s["shield"] for s in state.score_sheet()] == [2 * (v + 3), v]
+    assert [s["shield"] for s in state.score_sheet()] == [v + 3, 2 * v]
 
 
 def test_totem_snake_three():
@@ -150,3 +154,18 @@ def test_end_winner():
     state = _end(3, [SUNDIAL[:1], SUNDIAL[1:2], []], explorers=[3, 3, 0])
     assert state.winners() == [0, 1]
     assert GAME.new_state(2, seed=0).winners() == []  # not over yet
+
+
+# The values the rulebook's scoring examples show on the temple.
+RULEBOOK_EXAMPLES = {"sundial": 3, "shield": 6, "snake": 2, "statuette": 8, "skull": -10}
+
+
+def test_default_temple_shows_every_rulebook_example():
+    """cibola/score/sundial, cibola/score/shield, cibola/score/snake, cibola/score/statuette,
+    cibola/score/skull: each value the scoring examples show (a sundial worth 3, a shield 6, a
+    snake 2, the statuette majority 8, the skull majority -10) stands in its default column, and
+    scenarios/cibola/scoring-examples.yaml reaches it by covering the chambers above it."""
+    for name, value in RULEBOOK_EXAMPLES.items():
+        assert value in VALUES[name], f"{name}: {value} not in {VALUES[name]}"
+    report = sc.run_scenario(sc.load_scenario(SCENARIO))
+    assert report.ok and report.count("pass") >= 9, str(report)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 
 import pytest
 
 from games.cibola import GAME, make_setup
-from games.cibola.components import default_data
-from tests.cibola.helpers import COMPONENTS, DECK_I, DECK_II, new
+from games.cibola.components import default_data, load_components
+from tests.cibola.helpers import COMPONENTS, DECK_I, DECK_II, new, play
 
 COPY_ID = next(t.id for t in COMPONENTS.totems if t.kind == "copy")
 
@@ -112,3 +114,26 @@ def test_components_replaced_by_data(tmp_path):
         new(2, components={"columns": bad})
     with pytest.raises(ValueError, match="data"):
         new(2, data=str(tmp_path / "missing.json"))
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_copied_state_writes_the_same_json(how):
+    """cibola/setup/decks: the components of a copied state (deepcopy, pickle: how peers such as
+    OpenSpiel's tests copy states) equal the defaults by value, so the copy writes the same short
+    JSON (``"components": null``), compares equal and hashes alike; custom components too."""
+    copier = copy.deepcopy if how == "deepcopy" else lambda s: pickle.loads(pickle.dumps(s))
+    for state in (new(3), GAME.new_state(2, seed=1, setup={"components": {"rocks": 12}})):
+        play(state, "0: send 1", "1: send 0")
+        other = copier(state)
+        assert other.components == state.components
+        assert copier(state.components) == state.components
+        assert other.to_json() == state.to_json()
+        assert other == state and hash(other) == hash(state)
+    assert json.loads(copier(new(3)).to_json())["components"] is None
+    # Components equal to the defaults but another object (an override with the default value,
+    # a copy) are the defaults: the state writes them as null, the same JSON as the default's.
+    same = GAME.new_state(3, seed=0, setup={"components": {"rocks": COMPONENTS.rocks}})
+    assert same.components is not COMPONENTS and same.to_json() == new(3).to_json() == copier(same).to_json()
+    same.components = copy.deepcopy(COMPONENTS)
+    assert same == new(3) and hash(same) == hash(new(3))
+    assert load_components({"rocks": 12}) != COMPONENTS == load_components({"rocks": COMPONENTS.rocks})

@@ -1,0 +1,296 @@
+"""A batch's report in one file: `geomsim report RESULTS_DIR -o report.html` (or ``.pdf``).
+
+The report holds the command that made the batch (rebuilt from ``batch.json``), the win rates
+by bot and by seat with their 95% intervals, scores and game lengths (`analysis.plot_summary`),
+the metrics (`geomsim.metrics`) as a table and as plots (endings, lead changes, when the
+winner took the lead for good), and the final position of a typical game (its length nearest
+the median) and of the longest one, replayed from their seeds (`bots.play_out`). The HTML file
+embeds every image as a data URI, so it can be sent as it is; the PDF has one page per part.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game, summarize
+from geomsim.cli import OutputPath, UserError
+from geomsim.files import atomic_path
+from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
+
+FORMATS = (".html", ".pdf")
+
+
+# -- what the report shows -------------------------------------------------------------------------
+def batch_command(record: dict[str, Any]) -> str:
+    """The ``geomsim analyze`` command line that makes the batch recorded in ``batch.json``
+    (the output folder left at its default)."""
+    words = ["geomsim", "analyze", record["game"], "--players", str(record["players"]),
+             "--bots", ",".join(record["bots"]), "--games", str(record["games"]),
+             "--seed", str(record["seed"])]
+    if not record.get("rotate", True):
+        words.append("--fixed-seats")
+    if record.get("start_name"):
+        words += ["--from", record["start_name"]]
+    if record.get("max_steps", 100_000) != 100_000:
+        words += ["--max-steps", str(record["max_steps"])]
+    if record.get("compiled"):
+        words.append("--compiled")
+    return shlex.join(words)
+
+
+@dataclass
+class Moment:
+    """A drawn position of one game of the batch."""
+
+    title: str
+    figure: Any = None
+    note: str = ""
+
+
+@dataclass
+class Report:
+    """Everything a report shows, made from a results folder."""
+
+    title: str
+    command: str
+    summary: dict[str, Any]
+    metrics: dict[str, Any]
+    figures: list[tuple[str, Any]] = field(default_factory=list)  # (caption, Figure)
+    moments: list[Moment] = field(default_factory=list)
+
+
+def build_report(results: Path, moments: bool = True) -> Report:
+    """The report of the batch in `results` (``games.jsonl``, ``batch.json``)."""
+    rows = read_rows(results / ROWS)
+    if not rows:
+        raise UserError(f"{results / ROWS}: no games to report")
+    record = _record(results)
+    summary, found = summarize(rows), metrics(rows)
+    command = batch_command(record) if record else "(no batch.json: the command is not known)"
+    report = Report(f"{summary['game']}: {summary['games']} games, {summary['players']} players",
+                    command, summary, found)
+    report.figures.append(("Win rates by bot and by seat (95% Wilson intervals), scores by bot, "
+                           "game lengths", plot_summary(summary, rows)))
+    report.figures.append(("Metrics: how games end, lead changes, when the winner took the "
+                           "lead for good", plot_metrics(found, rows)))
+    if moments:
+        report.moments = draw_moments(rows, record)
+    return report
+
+
+def _record(results: Path) -> dict[str, Any] | None:
+    path = results / BATCH
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        raise UserError(f"{path}: not JSON") from None
+
+
+def plot_metrics(found: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
+    """Three panels: endings (share, 95% interval), lead changes per game, and the share of
+    the game played before the winner led for good."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(12, 3.8), layout="constrained")
+    ends, changes, taken = fig.subplots(1, 3)
+    names = list(found["Ending"])
+    share = np.array([found["Ending"][k]["share"] for k in names])
+    low = np.array([found["Ending"][k]["ci95"][0] for k in names])
+    high = np.array([found["Ending"][k]["ci95"][1] for k in names])
+    x = np.arange(len(names))
+    ends.bar(x, share, color="#9467bd", alpha=0.8)
+    # Wilson's bounds may fall a rounding error inside a share of 0 or 1.
+    ends.errorbar(x, share, yerr=np.maximum([share - low, high - share], 0.0), fmt="none",
+                  ecolor="black", capsize=4)
+    ends.set_xticks(x, names)
+    ends.set_ylim(0, 1)
+    ends.set_title("How games end")
+    counts = [c for r in rows if (c := lead_changes(r)) is not None]
+    _histogram(changes, counts, "lead changes per game", "Lead changes")
+    shares = [k / r["length"] for r in rows if (k := lead_for_good(r)) is not None and r["length"]]
+    _histogram(taken, shares, "share of the game before the winner led for good",
+               "Decisiveness", bins=np.linspace(0, 1, 21))
+    return fig
+
+
+def _histogram(ax: Any, values: Sequence[float], xlabel: str, title: str, bins: Any = None) -> None:
+    if values:
+        if bins is None:
+            bins = np.arange(min(values), max(values) + 2) - 0.5
+        ax.hist(values, bins=bins, color="#2ca02c", alpha=0.8)
+    else:
+        ax.text(0.5, 0.5, "no trace in the rows", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("games")
+    ax.set_title(title)
+
+
+def draw_moments(rows: Sequence[dict[str, Any]], record: dict[str, Any] | None) -> list[Moment]:
+    """The final positions of a typical game (length nearest the median, lowest seed first) and
+    of the longest one, replayed from their seeds; a note instead where a batch's games cannot
+    be replayed (started from a scenario, played by a compiled kernel, timed bots)."""
+    lengths = np.array([r["length"] for r in rows])
+    median = float(np.median(lengths))
+    typical = min(rows, key=lambda r: (abs(r["length"] - median), r["seed"]))
+    longest = max(rows, key=lambda r: (r["length"], -r["seed"]))
+    picks = [("A typical game", typical)] + ([("The longest game", longest)]
+                                               if longest is not typical else [])
+    why = _not_replayable(record, rows)
+    return [_moment(f"{name}: seed {row['seed']}, {row['length']} actions", row, why)
+            for name, row in picks]
+
+
+def _not_replayable(record: dict[str, Any] | None, rows: Sequence[dict[str, Any]]) -> str:
+    if record is None:
+        return "no batch.json: the games cannot be replayed"
+    if record.get("start"):
+        return "the games start from a scenario's position: not replayed"
+    if record.get("compiled"):
+        return "played by the compiled random player: the interface replays other games"
+    if any(part.endswith("s") for r in rows for b in r["bots"] for part in b.split(":")[1:]):
+        return "a bot's budget is time (ismcts:Ts): a replay would differ"
+    return ""
+
+
+def _moment(title: str, row: dict[str, Any], why: str) -> Moment:
+    if why:
+        return Moment(title, note=why)
+    from geomsim.bots import play_out
+    from geomsim.plotting import new_axes
+
+    game = resolve_game(row["game"])
+    state, result = play_out(game, row["players"], row["bots"], row["seed"])
+    if result.scores != row["scores"]:
+        return Moment(title, note="the replay did not give the row's scores: not drawn")
+    ax = new_axes(7, 7)
+    try:
+        state.draw(ax=ax)
+    except NotImplementedError as e:
+        return Moment(title, note=str(e))
+    seats = ", ".join(f"{s}: {b} {score:g}" for s, (b, score) in enumerate(zip(row["bots"],
+                                                                             row["scores"])))
+    ax.set_title(f"{title}\nfinal position; {seats}; winners {row['winners']}", fontsize=9)
+    return Moment(title, ax.figure)
+
+
+# -- HTML ------------------------------------------------------------------------------------------
+def _data_uri(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
+                   for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _rate_rows(entries: Sequence[dict[str, Any]], key: str) -> list[list[str]]:
+    return [[e[key], e["games"], f"{e['wins']:g}", f"{100 * e['win_rate']:.1f}%",
+             f"{100 * e['ci95'][0]:.1f}–{100 * e['ci95'][1]:.1f}%",
+             f"{e['score'].get('mean', 0):.3g}"] for e in entries]
+
+
+STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;
+text-align:left}th{background:#f0f0f0}code{background:#f4f4f4;padding:2px 4px}
+img{max-width:100%}figure{margin:1em 0}figcaption{color:#555;font-size:90%}"""
+
+
+def report_html(report: Report) -> str:
+    """The report as one self-contained HTML page."""
+    header = ["", "games", "wins", "win rate", "95% CI", "mean score"]
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
+             f"<title>{html.escape(report.title)}</title><style>{STYLE}</style></head><body>",
+             f"<h1>{html.escape(report.title)}</h1>",
+             f"<p>Made by <code>{html.escape(report.command)}</code></p>",
+             "<h2>Win rate by bot</h2>", _table(["bot", *header[1:]],
+                                               _rate_rows(report.summary["by_bot"], "bot")),
+             "<h2>Win rate by seat</h2>", _table(["seat", *header[1:]],
+                                                _rate_rows(report.summary["by_seat"], "seat")),
+             "<h2>Metrics</h2>", _table(["metric", "value"], metric_lines(report.metrics))]
+    for caption, fig in report.figures:
+        parts.append(f"<figure><img src='{_data_uri(fig)}' alt='{html.escape(caption)}'>"
+                     f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    parts.append("<h2>Moments</h2>")
+    for m in report.moments:
+        if m.figure is None:
+            parts.append(f"<p><b>{html.escape(m.title)}</b>: {html.escape(m.note)}</p>")
+        else:
+            parts.append(f"<figure><img src='{_data_uri(m.figure)}' alt='{html.escape(m.title)}'>"
+                         f"<figcaption>{html.escape(m.title)}</figcaption></figure>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+# -- PDF -------------------------------------------------------------------------------------------
+def write_pdf(report: Report, path: Path) -> None:
+    """The report as a PDF: a page of text (command, win rates, metrics), then one page per
+    figure and per drawn moment."""
+    from matplotlib.backends.backend_pdf import PdfPages
+    from matplotlib.figure import Figure
+
+    lines = [report.title, "", f"Made by: {report.command}", ""]
+    for label, entries, key in (("bot", report.summary["by_bot"], "bot"),
+                                ("seat", report.summary["by_seat"], "seat")):
+        lines.append(f"Win rate by {label}:")
+        lines += ["  " + "  ".join(map(str, r)) for r in _rate_rows(entries, key)]
+        lines.append("")
+    lines.append("Metrics:")
+    lines += [f"  {k}: {v}" for k, v in metric_lines(report.metrics)]
+    lines += [""] + [f"{m.title}: {m.note}" for m in report.moments if m.figure is None]
+    with atomic_path(path) as tmp, PdfPages(tmp) as pdf:
+        per_page = 60
+        for start in range(0, len(lines), per_page):
+            page = Figure(figsize=(8.27, 11.69))
+            page.text(0.05, 0.97, "\n".join(lines[start:start + per_page]), va="top",
+                      family="monospace", fontsize=7)
+            pdf.savefig(page)
+        for _, fig in report.figures:
+            pdf.savefig(fig)
+        for m in report.moments:
+            if m.figure is not None:
+                pdf.savefig(m.figure)
+
+
+def write_report(results: Path, out: Path, moments: bool = True) -> Path:
+    """Write the report of the batch in `results` to `out` (``.html`` or ``.pdf``)."""
+    if out.suffix.lower() not in FORMATS:
+        raise UserError(f"{out}: the report is written as {' or '.join(FORMATS)}, "
+                          f"not {out.suffix or 'a file without a suffix'}")
+    report = build_report(results, moments)
+    if out.suffix.lower() == ".pdf":
+        write_pdf(report, out)
+    else:
+        from geomsim.files import write_text
+
+        write_text(out, report_html(report))
+    return out
+
+
+@click.command("report")
+@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", type=OutputPath(FORMATS), default=None,
+              help="The report file, .html or .pdf (default: RESULTS/report.html).")
+@click.option("--no-moments", is_flag=True,
+              help="Do not replay and draw a typical and the longest game.")
+def report_command(results: Path, output: Path | None, no_moments: bool) -> None:
+    """Write one self-contained report (HTML or PDF) of the batch in RESULTS: the command,
+    win rates, scores, lengths, metrics and drawn moments."""
+    path = write_report(results, output or results / "report.html", moments=not no_moments)
+    click.echo(f"wrote {path}")

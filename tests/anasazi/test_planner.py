@@ -1,0 +1,111 @@
+"""The planning player of Anasazi (games/anasazi/planner.py): it beats greedy players by a margin
+that a broken valuation does not reach, it sees only what the interface shows its seat, and the
+game provides it to the bot registry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from games.anasazi import planner as pl
+from games.anasazi.components import COLOURS
+from geomsim.bots import make_bot, play_game
+from geomsim.registry import load_game
+
+GAME = load_game("anasazi")
+SEEDS = range(100, 108)  # the planner in seat seed % 4, three greedy players in the others
+# The planner's mean lead over the best greedy player in those games (84.25 measured) must stay
+# above this; the same planner with its objective colour swapped reaches 72.6.
+MARGIN = 77.0
+
+
+def margins(bot: str | pl.PlannerBot) -> tuple[list[float], int]:
+    """The planner's lead over the best greedy player in each game of SEEDS, and its wins."""
+    leads, wins = [], 0
+    for seed in SEEDS:
+        seat = seed % 4
+        bots: list = ["greedy"] * 4
+        bots[seat] = bot
+        result = play_game(GAME, 4, bots, seed)
+        leads.append(result.scores[seat] - max(s for p, s in enumerate(result.scores) if p != seat))
+        wins += result.winners == [seat]
+    return leads, wins
+
+
+class SwappedObjective(pl.PlannerBot):
+    """A planted bug: the planner doubles the colour after its objective's."""
+
+    def choose(self, state, player, rng):
+        real = pl.Belief.of
+
+        def swapped(s, p):
+            belief = real(s, p)
+            belief.factor[p] = np.roll(belief.factor[p], 1)
+            return belief
+
+        pl.Belief.of = swapped
+        try:
+            return super().choose(state, player, rng)
+        finally:
+            pl.Belief.of = real
+
+
+def test_planner_beats_greedy_by_a_margin_a_swapped_objective_does_not_reach():
+    """anasazi/5.1/objective-double: the objective's treasures count double, so a planner
+    valuing the wrong colour double scores less; the bar on the mean lead tells them apart."""
+    leads, wins = margins("planner")
+    assert wins == len(SEEDS)
+    assert np.mean(leads) >= MARGIN, leads
+    broken, _ = margins(SwappedObjective())
+    assert np.mean(broken) < MARGIN, broken
+
+
+def test_belief_doubles_only_the_own_objective_and_weighs_hidden_towers():
+    state = GAME.new_state(4, seed=3)
+    # before the cards are dealt every player's objective is one of the eight
+    assert np.allclose(pl.Belief.of(state, 0).factor, 1 + 2 / 8)
+    state = _to_play(3)
+    belief = pl.Belief.of(state, 0)
+    mine = COLOURS.index(state.observe(0)["objectives"][0])
+    assert belief.factor[0, mine] == 2.0 and sorted(belief.factor[0]) == [1.0, 1.0, 1.0, 2.0]
+    # another player's card is one of the seven left: the own colour is half as likely
+    assert belief.factor[1, mine] == pytest.approx(1 + 1 / 7)
+    assert belief.factor[1, (mine + 1) % 4] == pytest.approx(1 + 2 / 7)
+    assert all(p.sum() == pytest.approx(1.0) for p in belief.towers.values())
+    # a treasure of the objective's colour gains twice what another one gains (all at 5)
+    own = next(s for s, c in belief.treasures.items() if c == mine)
+    other = next(s for s, c in belief.treasures.items() if c != mine)
+    assert belief.offer(own, 0) == 10 and belief.offer(other, 0) == 5
+
+
+def _to_play(seed: int):
+    """A state of seed `seed` after the setup, played by random players, at a main decision."""
+    state = GAME.new_state(4, seed=seed)
+    rng = np.random.default_rng(seed)
+    random = make_bot("random")
+    while state.phase != "play" or state.pending:
+        state.apply(random.choose(state, state.current, rng), state.current)
+    return state
+
+
+def test_planner_sees_only_what_its_seat_may_know():
+    """anasazi/3.0/secret-towers, anasazi/3.0/secret-objective: two states that the planner's
+    seat cannot tell apart (other tower colours and objective cards) get the same action."""
+    state = _to_play(8)
+    player = state.current
+    other = state.determinize(player, np.random.default_rng(99))
+    assert other.observe(player) == state.observe(player)
+    assert other.towers != state.towers or other.objectives != state.objectives
+    bot = make_bot("planner", GAME)
+    a = bot.choose(state, player, np.random.default_rng(5))
+    b = bot.choose(other, player, np.random.default_rng(5))
+    assert a == b and state.check(a, player).ok
+
+
+def test_the_game_provides_the_planner_to_the_registry():
+    bot = make_bot("planner:64", GAME)
+    assert isinstance(bot, pl.PlannerBot) and bot.samples == 64 and bot.spec == "planner:64"
+    with pytest.raises(ValueError, match="unknown bot 'planner'"):
+        make_bot("planner", load_game("cibola"))
+    with pytest.raises(ValueError, match="planner:0: placements per expedition must be a positive"):
+        make_bot("planner:0", GAME)

@@ -57,7 +57,7 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     steps: Small
     thefts: Small
     scare: CellKey | None
-    dropped: Annotated[list[CellKey], Meta(max_length=10_000)]
+    dropped: Annotated[list[tuple[CellKey, Kind]], Meta(max_length=10_000)]  # (card, soul kind)
     stall: Small
     history: msgspec.Raw = msgspec.Raw(b"[]")
 
@@ -149,8 +149,9 @@ def _check_turn(state: AztekzState) -> None:
         require(all(c is not None for row in state.pos for c in row), "heroes", "every hero stands on a card in play")
     if state.scare is not None:
         require(state.scare in state.grid.cells, "scare", "the scared card is a card of the grid")
-    for i, cell in enumerate(state.dropped):
-        require(cell in state.grid.cells, f"dropped[{i}]", "a card of the grid")
+    for i, (cell, soul) in enumerate(state.dropped):
+        require(cell in state.grid.cells, f"dropped[{i}][0]", "a card of the grid")
+        require(soul in state.comp.soul_kinds, f"dropped[{i}][1]", f"unknown soul kind {soul!r}")
     limit = state.comp.stall_limit
     require(limit is None or state.stall < limit, "stall", f"{state.stall} turns without a card reach the stall limit")
     comp = state.comp

@@ -5,6 +5,7 @@ from geomsim.rules import (
     Action,
     ActionSpace,
     ContinuousActionSpace,
+    DataError,
     Event,
     FiniteActionSpace,
     Game,
@@ -19,7 +20,7 @@ from geomsim.rules import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "ActionSpace", "ContinuousActionSpace", "Event", "FiniteActionSpace", "Game",
+    "Action", "ActionSpace", "ContinuousActionSpace", "DataError", "Event", "FiniteActionSpace", "Game",
     "IllegalAction", "Playouts", "Rule", "State", "UnknownGame", "Verdict", "Violation", "list_games",
     "load_game", "__version__",
 ]

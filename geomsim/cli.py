@@ -208,11 +208,14 @@ def rules_command(game_name: str | None, coverage: Path | None, tests_dir: Path)
 
 
 def read_json(path: Path) -> Any:
-    """The JSON data in `path`, or a `UserError` naming the line and column of the problem."""
+    """The JSON data in `path`, or a `UserError` naming the line and column of the problem
+    (or the size limit, `geomsim.reading.MAX_JSON_BYTES`)."""
+    from geomsim.reading import DataError, read_file
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise UserError(f"{path}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+        return read_file(path)
+    except DataError as e:
+        raise UserError(str(e)) from None
     except OSError as e:
         raise UserError(f"{path}: {e.strerror}") from None
 

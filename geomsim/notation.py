@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from geomsim.reading import short
 from geomsim.rules import Action
 
 
@@ -48,15 +49,15 @@ class Notation:
         verb = words.split(" ", 1)[0]
         form = self.forms.get(verb)
         if form is None:
-            raise ValueError(f"{self.game} action {text!r}: unknown verb {verb!r}; expected one "
+            raise ValueError(f"{self.game} action {short(text)}: unknown verb {short(verb, 30)}; expected one "
                              f"of: {'; '.join(self.usages())}")
         match = form.regex.fullmatch(words)
         if match is None:
-            raise ValueError(f"{self.game} action {text!r}: expected {form.usage}")
+            raise ValueError(f"{self.game} action {short(text)}: expected {form.usage}")
         try:
             return form.build(match)
         except ValueError as e:
-            raise ValueError(f"{self.game} action {text!r}: {e}") from None
+            raise ValueError(f"{self.game} action {short(text)}: {e}") from None
 
     def usages(self) -> list[str]:
         """How each form is written, once each, in the order given."""

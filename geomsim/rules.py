@@ -19,14 +19,18 @@ import hashlib
 import html
 import importlib.util
 import inspect
-import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import msgspec
 import numpy as np
+import orjson
+
+from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, join, short
+
 
 if TYPE_CHECKING:
     from geomsim.encoding import Encoding
@@ -117,9 +121,19 @@ class Event:
         return {"kind": self.kind, "player": self.player, "data": dict(self.data)}
 
     @classmethod
-    def from_json(cls, obj: JSON) -> Event:
-        """The event that `to_json` wrote."""
-        return cls(obj["kind"], obj.get("player"), obj.get("data", {}))
+    def from_json(cls, obj: JSON, path: str = "", players: int = 2**31) -> Event:
+        """The event that `to_json` wrote (in a game of `players` players), checked:
+        `DataError` naming the field otherwise."""
+        if not isinstance(obj, dict) or set(obj) - {"kind", "player", "data"}:
+            raise DataError(path, f"expected an event {{kind, player, data}}, got {short(obj)}")
+        kind, player, data = obj.get("kind"), obj.get("player"), obj.get("data", {})
+        if not isinstance(kind, str):
+            raise DataError(join(path, "kind"), f"expected a string, got {short(kind)}")
+        if player is not None:
+            index(player, players, join(path, "player"), "player")
+        if not isinstance(data, dict):
+            raise DataError(join(path, "data"), f"expected a mapping, got {short(data)}")
+        return cls(kind, player, data)
 
 
 class Action:
@@ -146,21 +160,35 @@ class Action:
 
     @classmethod
     def from_json(cls, obj: JSON) -> Action:
-        """The action that `to_json` wrote."""
-        fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-        return cls(**{k: _tuples(v) for k, v in obj.items() if k in fields})
+        """The action that `to_json` wrote; `DataError` naming the field for a field missing,
+        unknown or refused by the action's own checks."""
+        fields = {f.name for f in _fields(cls)}
+        return construct(cls, {k: v for k, v in obj.items() if k != "kind"}, fields)
+
+
+def construct(cls: type, values: Mapping[str, Any], fields: set[str]) -> Any:
+    """``cls(**values)`` for an action read back; `DataError` naming the field for a field
+    missing or unknown, a `ValueError` of the action's own checks as a `DataError` too."""
+    unknown = sorted(set(values) - fields, key=str)
+    if unknown:
+        raise DataError(str(unknown[0]), f"unknown field of a {cls.kind} action "
+                        f"(fields: {', '.join(sorted(fields)) or 'none'})")
+    missing = sorted(fields - set(values))
+    if missing:
+        raise DataError(missing[0], f"missing field of a {cls.kind} action")
+    try:  # msgspec checks each field against its type annotation, then the action its own
+        return msgspec.convert(dict(values), cls)
+    except DataError:
+        raise
+    except msgspec.ValidationError as e:
+        raise convert_error(e, f"{cls.kind} action") from None
+    except (ValueError, TypeError, OverflowError) as e:
+        raise DataError("", f"{cls.kind} action: {cut(str(e))}") from None
 
 
 @functools.cache
 def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
     return dataclasses.fields(cls)
-
-
-def _tuples(value: Any) -> Any:
-    """JSON lists back to the tuples frozen dataclasses hold."""
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    return value
 
 
 class ActionSpace(ABC):
@@ -241,20 +269,20 @@ class ContinuousActionSpace(ActionSpace):
 EMPTY_SPACE = FiniteActionSpace(())
 
 
-_HISTORY_KEY = ', "history": ['
-
-
-def read_state_json(text: str) -> tuple[JSON, str | None]:
-    """A state's JSON text as `State.to_json` writes it (the history last), read without its
-    history: the data, and the text of the history's entries, for `State._history_from_json`
-    to read only when used. Other layouts are read whole (the text is then None)."""
-    at = text.rfind(_HISTORY_KEY)
-    if at >= 0 and text.endswith("]}"):
-        try:
-            return json.loads(text[:at] + "}"), text[at + len(_HISTORY_KEY):-2]
-        except ValueError:
-            pass  # the key was found inside an entry: not the history's own
-    return json.loads(text), None
+def read_state_json(text: str | bytes, schema: type[msgspec.Struct] | None = None,
+                    what: str = "state") -> tuple[dict[str, Any], bytes]:
+    """A state's JSON text read by a real parser, whatever its layout: the data but the history,
+    checked against `schema` (a msgspec Struct with a ``history: msgspec.Raw`` field) when
+    given, and the raw JSON of the history, for `State._history_from_json`. `DataError`
+    naming the field path or the limit otherwise."""
+    if schema is not None:
+        doc = decode(text, schema, what)
+        data = {f: getattr(doc, f) for f in doc.__struct_fields__}
+    else:
+        data = decode(text, dict[str, msgspec.Raw], what)
+        data = {k: v if k == "history" else decode(v, Any, what, at=k) for k, v in data.items()}
+    history = data.pop("history", None)
+    return data, b"[]" if history is None else bytes(history)
 
 
 def playout_seed(seed: object, game: str) -> int:
@@ -293,6 +321,108 @@ class Playouts:
         """The decisions of game `game`, as (player, action) pairs to replay through `apply`."""
         rows = self.log[self.offsets[game]:self.offsets[game + 1]]
         return [(int(player), self.decode(int(code))) for player, code, _ in rows]
+
+
+HistoryEntry = tuple[Player, Action, list[Event]]
+
+
+class _EntryDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """A history entry as `entry_json` writes it."""
+
+    player: int
+    action: dict[str, Any]
+    events: list[dict[str, Any]]
+
+
+def entry_json(entry: HistoryEntry) -> str:
+    """The canonical JSON text of a history entry."""
+    player, action, events = entry
+    return dumps({"player": player, "action": action.to_json(), "events": [e.to_json() for e in events]})
+
+
+# Entries read back, by game, number of players and text: a state is read at every step of the test harness and
+# its history only grows. An entry enters once it writes that very text again.
+_ENTRIES: dict[tuple[Game, int, bytes], tuple[HistoryEntry, str]] = {}
+_ENTRIES_KEPT = 200_000
+
+
+def read_action(game: Game, obj: JSON, path: str = "") -> Action:
+    """`game.action_from_json(obj)`, any refusal a `DataError` within `path`."""
+    try:
+        return game.action_from_json(obj)
+    except DataError as e:
+        raise e.within(path) from None
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as e:
+        raise DataError(path, f"not a {game.name} action: {cut(str(e))}") from None
+
+
+def read_entry(game: Game, players: int, raw: bytes, i: int) -> tuple[HistoryEntry, str]:
+    """History entry `i` from its raw JSON, and its canonical text; `DataError` naming
+    ``history[i]`` when it is not an entry of `game` for `players` players."""
+    key = (game, players, raw)
+    hit = _ENTRIES.get(key)
+    if hit is not None:
+        return hit
+    where = f"history[{i}]"
+    try:
+        doc = decode(raw, _EntryDoc, "history entry")
+        player = index(doc.player, players, "player", "player")
+        action = read_action(game, doc.action, "action")
+        events = [Event.from_json(e, f"events[{j}]", players) for j, e in enumerate(doc.events)]
+    except DataError as e:
+        raise e.within(where) from None
+    entry = (player, action, events)
+    text = entry_json(entry)
+    if text.encode() == raw:
+        if len(_ENTRIES) >= _ENTRIES_KEPT:
+            _ENTRIES.clear()
+        _ENTRIES[key] = (entry, text)
+    return entry, text
+
+
+# Histories read last, per game and number of players: a state read back is mostly a state
+# read before with some entries more (the harness reads one at every step), so only the entries
+# after a history seen before are parsed.
+# Each: the raw history without its closing bracket, its entries and their texts.
+_HISTORIES: dict[tuple[Game, int], list[tuple[bytes, list[HistoryEntry], list[str]]]] = {}
+_HISTORIES_KEPT = 8
+
+
+def read_history(game: Game, players: int, raw: bytes) -> tuple[list[HistoryEntry], list[str]]:
+    """The entries of a history's raw JSON (an array) and their canonical texts; `DataError`
+    naming ``history[i]`` or the limit otherwise."""
+    recent = _HISTORIES.setdefault((game, players), [])
+    entries: list[HistoryEntry] = []
+    texts: list[str] = []
+    tail = raw
+    for body, seen_entries, seen_texts in recent:
+        rest = _after_prefix(raw, body)
+        if rest is not None and len(seen_entries) > len(entries):
+            entries, texts, tail = list(seen_entries), list(seen_texts), rest
+    items = decode(tail, list[msgspec.Raw], "history", at="history")
+    if len(entries) + len(items) > MAX_HISTORY:
+        raise DataError("history", f"{len(entries) + len(items):,} entries is over the limit of {MAX_HISTORY:,}")
+    for i, item in enumerate(items, len(entries)):
+        entry, text = read_entry(game, players, bytes(item), i)
+        entries.append(entry)
+        texts.append(text)
+    if items or not recent:
+        recent.insert(0, (raw.rstrip()[:-1].rstrip(), entries, texts))
+        del recent[_HISTORIES_KEPT:]
+    return list(entries), texts
+
+
+def _after_prefix(raw: bytes, body: bytes) -> bytes | None:
+    """When the array `raw` starts with the entries of `body` (an array read before, without
+    its closing bracket): the array of the entries after them (``b"[...]"``); else None."""
+    if len(body) > len(raw) or not raw.startswith(body):
+        return None
+    rest = raw[len(body):].lstrip()
+    if body.rstrip() == b"[":  # an empty history is a prefix of every one
+        return b"[" + rest
+    if rest.startswith(b","):
+        return b"[" + rest[1:]
+    return b"[]" if rest.startswith(b"]") and not rest[1:].strip() else None
 
 
 def win_shares(players: int, winners: Sequence[Player]) -> list[float]:
@@ -366,12 +496,14 @@ class Game(ABC):
         """The state that `State.to_json` wrote."""
 
     def action_from_json(self, obj: JSON) -> Action:
-        """The action that `Action.to_json` wrote."""
+        """The action that `Action.to_json` wrote; `DataError` naming the field otherwise."""
+        if not isinstance(obj, dict):
+            raise DataError("", f"expected a {self.name} action (a mapping with a kind), got {short(obj)}")
         for kind in self.action_types:
-            if kind.kind == obj.get("kind"):
+            if kind.kind == obj.get("kind"):  # a kind that is not text equals none of them
                 return kind.from_json(obj)
         known = ", ".join(k.kind for k in self.action_types)
-        raise ValueError(f"unknown {self.name} action kind {obj.get('kind')!r} (known: {known})")
+        raise DataError("kind", f"unknown {self.name} action kind {short(obj.get('kind'))} (known: {known})")
 
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Play copies of `states` to the end, each decision uniform among the legal actions, in
@@ -611,38 +743,29 @@ class State(ABC):
 
     def to_json(self) -> str:
         """The whole state, history included, as JSON text (exact round trip)."""
-        body = json.dumps(self.to_dict(), sort_keys=True, allow_nan=False)
-        history = f'"history": {self.history_json()}'
-        return "{" + history + "}" if body == "{}" else body[:-1] + ", " + history + "}"
+        return dumps({**self.to_dict(), "history": orjson.Fragment(self.history_json())})
 
-    # -- history: written as JSON once per entry, read back only when used --------------------
+    # -- history: written as JSON once per entry, read back once per entry text ---------------
     @property
     def history(self) -> list[tuple[Player, Action, list[Event]]]:
         """(player, action, events) of every action applied, oldest first."""
-        lazy = self.__dict__.get("_lazy_history")
-        if lazy is not None:
-            self._read_lazy_history(lazy)
         return self.__dict__["_history"]
 
     @history.setter
     def history(self, value: list[tuple[Player, Action, list[Event]]]) -> None:
-        self.__dict__.update(_history=value, _lazy_history=None, _history_text=None)
+        self.__dict__.update(_history=value, _history_text=None)
 
     def history_json(self) -> str:
         """The history as JSON text. Each entry is encoded once: the text of the entries
         written before is kept while they stay (states are written at every step, and
-        histories only grow), and a history read back lazily is its text as read."""
-        lazy = self.__dict__.get("_lazy_history")
-        if lazy is not None:
-            return "[" + lazy + "]"
+        histories only grow), and a history read back is its entries' texts as read."""
         history = self.history
         text, done, last = self.__dict__.get("_history_text") or ("", 0, None)
         if done > len(history) or (done and history[done - 1] is not last):
             text, done = "", 0  # changed other than by appending: write it all again
         if done < len(history):
-            new = [json.dumps({"player": p, "action": a.to_json(), "events": [e.to_json() for e in ev]},
-                              sort_keys=True, allow_nan=False) for p, a, ev in history[done:]]
-            text = ", ".join(([text] if done else []) + new)
+            new = [entry_json(entry) for entry in history[done:]]
+            text = ",".join(([text] if done else []) + new)
             self._history_text = (text, len(history), history[-1])
         return "[" + text + "]"
 
@@ -655,32 +778,20 @@ class State(ABC):
             if len(texts) != len(history):
                 raise ValueError(f"{len(texts)} texts for {len(history)} history entries")
             if history:
-                self._history_text = (", ".join(texts), len(history), history[-1])
+                self._history_text = (",".join(texts), len(history), history[-1])
 
-    def _history_from_json(self, data: JSON, text: str | None = None) -> None:
-        """Restore `history` from what `to_json` wrote (for `Game.state_from_json`):
-        `data["history"]`, or `text`, the entries' JSON text that `read_state_json` split off,
-        which is read only when the history is first used."""
-        if text is None:
-            self.history = self._entries_from_json(data.get("history", []))
-        else:
-            self.__dict__.update(_history=None, _lazy_history=text, _history_text=None)
+    def _history_from_json(self, data: JSON, history: bytes | None = None) -> None:
+        """Restore `history` (for `Game.state_from_json`) from its raw JSON as `read_state_json`
+        split it off, or from `data["history"]`: each entry checked (a player of this game, an
+        action `action_from_json` reads, events), `DataError` naming ``history[i]`` otherwise."""
+        if history is None:
+            history = msgspec.json.encode((data or {}).get("history", []))
+        self.set_history(*read_history(self.game, self.num_players, history))
 
     def _copy_history(self, other: State) -> None:
         """Give `other`, a shallow copy of this state, a history list of its own (the entries,
         immutable, and their JSON text are shared)."""
-        if self.__dict__.get("_lazy_history") is None:
-            other.__dict__["_history"] = list(self.__dict__["_history"])
-
-    def _read_lazy_history(self, text: str) -> None:
-        entries = self._entries_from_json(json.loads("[" + text + "]"))
-        last = entries[-1] if entries else None
-        self.__dict__.update(_history=entries, _lazy_history=None,
-                             _history_text=(text, len(entries), last) if entries else None)
-
-    def _entries_from_json(self, data: list[JSON]) -> list[tuple[Player, Action, list[Event]]]:
-        return [(h["player"], self.game.action_from_json(h["action"]),
-                 [Event.from_json(e) for e in h["events"]]) for h in data]
+        other.__dict__["_history"] = list(self.__dict__["_history"])
 
     def player_views(self, player: Player) -> dict[str, JSON]:
         """Everything `player` may call to look at this state for their own view, by name, as

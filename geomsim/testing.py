@@ -100,14 +100,34 @@ def check_random_games(game: Game, players: int, games: int = 10, seed: int = 0,
 
 def _check_one_game(game: Game, players: int, seed: int, max_steps: int, sample_k: int,
                     illegal_k: int, thorough_every: int, report: HarnessReport) -> State:
-    moves, probe = _rngs(seed)
     state = game.new_state(players=players, seed=seed)
+    return _play_checked(state, seed, max_steps, max_steps, sample_k, illegal_k, thorough_every, report)
+
+
+def check_from_state(state: State, seed: int = 0, checked_steps: int = 20, max_steps: int = 100_000,
+                     sample_k: int = 4, illegal_k: int = 4) -> HarnessReport:
+    """Play a copy of `state` (one read from a file, say) on at random: its first
+    `checked_steps` decisions with every check of `check_random_games` at every step, the rest
+    unchecked to the end; then the final scores and winners are checked. `HarnessFailure`
+    when the state does not play as a state of its game must."""
+    report = HarnessReport()
+    _play_checked(state.clone(), seed, checked_steps, max_steps, sample_k, illegal_k, 1, report)
+    report.games += 1
+    return report
+
+
+def _play_checked(state: State, seed: int, checked_steps: int, max_steps: int, sample_k: int,
+                  illegal_k: int, thorough_every: int, report: HarnessReport) -> State:
+    """Play `state` on at random, checking every property for `checked_steps` steps."""
+    game, players = state.game, state.num_players
+    moves, probe = _rngs(seed)
     seen: list[tuple[Player, Action]] = []
     checked = 0  # thorough checks made; copies are checked at the 1st, 2nd, 4th, 8th, ... and last
     for step in range(max_steps):
         fail = _failer(seed, step)
-        thorough = step % thorough_every == 0
-        if thorough or state.is_over():
+        checked = step < checked_steps
+        thorough = checked and step % thorough_every == 0
+        if thorough or (checked and state.is_over()):
             _check_json(game, state, fail)
             checked += 1
             if checked & (checked - 1) == 0 or state.is_over():
@@ -116,12 +136,13 @@ def _check_one_game(game: Game, players: int, seed: int, max_steps: int, sample_
             break
         if thorough:
             _check_observations(state, players, probe, report, fail)
-        player, actions = _choose(state, moves, sample_k)
+        player, actions = _choose(state, moves, sample_k if checked else 1)
         if not actions:
             fail("terminates", f"player {player} is to move but has no legal action")
-        for action in actions:
-            _check_legal(game, state, action, player, fail)
-        report.actions_checked += len(actions)
+        if checked:
+            for action in actions:
+                _check_legal(game, state, action, player, fail)
+            report.actions_checked += len(actions)
         if thorough:
             candidates = state.arbitrary_actions(player, probe, illegal_k)
             candidates += [a for _, a in _sample(seen, probe, illegal_k)]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geomsim.reading import convert
 from geomsim.rules import (
     Action,
     ActionSpace,
@@ -302,9 +303,10 @@ class DiscGame(Game):
         return Place(float(m.group(1)), float(m.group(2)))
 
     def state_from_json(self, text: str) -> DiscState:
-        d = json.loads(text)
-        state = DiscState(self, [tuple(p) for p in d["points"]])
-        state._history_from_json(d)
+        d, history = read_state_json(text)
+        points = convert(d.get("points"), list[tuple[int, float, float]], "points")
+        state = DiscState(self, [tuple(p) for p in points])
+        state._history_from_json(d, history)
         return state
 
 

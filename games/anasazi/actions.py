@@ -45,22 +45,31 @@ from games.anasazi.components import COLOURS
 from games.anasazi.legality import Board, expedition_end, pose_covering
 from geomsim.geometry import Pose
 from geomsim.notation import Form, Notation
+from geomsim.reading import short
 from geomsim.rules import Action
 
 
+# Beyond a million mm (a kilometre) a number is a mistake, and squaring it stays finite.
+NUMBER_LIMIT = 1e6
+
+
 def _number(value: Any, name: str) -> float:
-    """`value` as a finite float, or a ValueError naming the field."""
-    if type(value) is float and math.isfinite(value):  # the common case, made cheap
+    """`value` as a float within `NUMBER_LIMIT`, or a ValueError naming the field."""
+    if type(value) is float and -NUMBER_LIMIT <= value <= NUMBER_LIMIT:  # the common case, made cheap
         return value + 0.0
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         try:
             value = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a number, not {value!r}") from None
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, not {value!r}")
-    return value + 0.0  # -0.0 -> 0.0: equal numbers have one text form
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{name} must be a number, not {short(value)}") from None
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not -NUMBER_LIMIT <= number <= NUMBER_LIMIT:  # also refuses NaN
+        raise ValueError(f"{name} must be a number from {-NUMBER_LIMIT:g} to {NUMBER_LIMIT:g}, "
+                         f"not {short(value)}")
+    return number + 0.0  # -0.0 -> 0.0: equal numbers have one text form
 
 
 _SPACE = re.compile(r"\s")
@@ -68,7 +77,7 @@ _SPACE = re.compile(r"\s")
 
 def _text(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value or _SPACE.search(value):
-        raise ValueError(f"{name} must be a name without spaces, not {value!r}")
+        raise ValueError(f"{name} must be a name without spaces, not {short(value)}")
     return value
 
 

@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from geomsim.discrete import parse_sides, rotate_sides, sides_text
+from geomsim.reading import DataError, dumps, short
 
 DEFAULT_PATH = Path(__file__).with_name("components.json")
 
@@ -60,7 +63,9 @@ class Components:
         object.__setattr__(self, "card_sides", tuple(sides))
         object.__setattr__(self, "card_type", tuple(types))
         object.__setattr__(self, "orientations", tuple(orientations(s) for s in sides))
-        object.__setattr__(self, "json_text", json.dumps(self.data, sort_keys=True, allow_nan=False))
+        # Written into every state's JSON as it is (states are written at every harness step).
+        object.__setattr__(self, "json_text", dumps(self.data))
+        object.__setattr__(self, "json_fragment", orjson.Fragment(self.json_text))
 
     @property
     def cards(self) -> int:
@@ -85,27 +90,30 @@ def orientations(sides: int) -> tuple[tuple[int, int], ...]:
 
 
 def _fail(field: str, message: str) -> None:
-    raise ValueError(f"aztekz components: {field}: {message}")
+    raise DataError(f"components.{field}", message)
 
 
-def _int(value: Any, field: str, low: int) -> int:
+MAX_COUNT = 1_000  # of any one number in component data: a box, not an allocation by count
+
+
+def _int(value: Any, field: str, low: int, high: int = MAX_COUNT) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        _fail(field, f"expected an integer, got {value!r}")
-    if value < low:
-        _fail(field, f"must be at least {low}, got {value}")
+        _fail(field, f"expected an integer, got {short(value)}")
+    if not low <= value <= high:
+        _fail(field, f"must be {low} to {high}, got {short(value)}")
     return value
 
 
 def _card_type(data: Any, i: int) -> CardType:
     where = f"cards[{i}]"
     if not isinstance(data, Mapping):
-        _fail(where, f"expected an object with type, sides and count, got {data!r}")
+        _fail(where, f"expected an object with type, sides and count, got {short(data)}")
     name = data.get("type")
     if not isinstance(name, str) or not name:
-        _fail(f"{where}.type", f"expected a name, got {name!r}")
+        _fail(f"{where}.type", f"expected a name, got {short(name)}")
     text = data.get("sides")
     if not isinstance(text, str):
-        _fail(f"{where}.sides", f"expected open sides as letters like 'NES', got {text!r}")
+        _fail(f"{where}.sides", f"expected open sides as letters like 'NES', got {short(text)}")
     try:
         sides = parse_sides(text)
     except ValueError as e:
@@ -119,16 +127,16 @@ def build_components(data: Mapping[str, Any]) -> Components:
                 "slave_steps", "thefts_per_turn", "stall_limit"):
         if key not in data:
             _fail(key, "missing")
-    if not isinstance(data["cards"], list) or not data["cards"]:
+    if not isinstance(data["cards"], list) or not 0 < len(data["cards"]) <= MAX_COUNT:
         _fail("cards", "expected a non-empty list of card types")
     types = tuple(_card_type(c, i) for i, c in enumerate(data["cards"]))
     souls = data["souls"]
     if not isinstance(souls, Mapping):
-        _fail("souls", f"expected an object with kinds and per_kind, got {souls!r}")
+        _fail("souls", f"expected an object with kinds and per_kind, got {short(souls)}")
     kinds = souls.get("kinds")
     if (not isinstance(kinds, list) or not kinds or len(set(kinds)) != len(kinds)
             or not all(isinstance(k, str) and k.isidentifier() for k in kinds)):
-        _fail("souls.kinds", f"expected distinct one-word names, got {kinds!r}")
+        _fail("souls.kinds", f"expected distinct one-word names, got {short(kinds)}")
     stall = data["stall_limit"]
     comp = Components(
         card_types=types,
@@ -142,6 +150,8 @@ def build_components(data: Mapping[str, Any]) -> Components:
         stall_limit=None if stall is None else _int(stall, "stall_limit", 1),
         data=json.loads(json.dumps(dict(data))),
     )
+    if len(comp.souls()) > MAX_COUNT or comp.cards > MAX_COUNT:
+        _fail("cards", f"{comp.cards} cards and {len(comp.souls())} souls: at most {MAX_COUNT} of each")
     if comp.cards < 5:
         _fail("cards", f"expected at least 5 cards (4 start cards and one to play), got {comp.cards}")
     return comp
@@ -162,7 +172,7 @@ def load_components(overrides: Mapping[str, Any] | None = None) -> Components:
     data = default_data()
     if overrides is not None:
         if not isinstance(overrides, Mapping):
-            _fail("components", f"expected an object of overrides, got {overrides!r}")
+            _fail("components", f"expected an object of overrides, got {short(overrides)}")
         unknown = set(overrides) - set(data)
         if unknown:
             _fail(", ".join(sorted(unknown)), f"unknown key (known: {', '.join(sorted(data))})")
@@ -170,7 +180,7 @@ def load_components(overrides: Mapping[str, Any] | None = None) -> Components:
     return _cached(json.dumps(data, sort_keys=True))
 
 
-@cache
+@lru_cache(maxsize=32)
 def _cached(text: str) -> Components:
     # States of one game share one Components object: it is immutable.
     return build_components(json.loads(text))

@@ -28,7 +28,6 @@ Interpretations of the rulebook are listed in docs/assumptions/aztekz.md.
 from __future__ import annotations
 
 import copy
-import json
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -36,7 +35,9 @@ from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
+import orjson
 
+from games.aztekz import validation
 from games.aztekz.components import CHIEF, HEROES, Components, load_components
 from geomsim.discrete import (
     OPPOSITE,
@@ -48,6 +49,7 @@ from geomsim.discrete import (
     neighbour,
 )
 from geomsim.notation import Form, Notation
+from geomsim.reading import convert, dumps, short
 from geomsim.rules import (
     ENGINE_FORM_RULE,
     Action,
@@ -63,7 +65,6 @@ from geomsim.rules import (
 )
 
 SETUP, MOVE, PLACE, OVER = "setup", "move", "place", "over"
-_ENCODE = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
 SIDE_OF = {name: side for side, name in SIDE_NAMES.items()}
 MIDDLE: Cell = (0, 0)
 
@@ -74,10 +75,6 @@ class AztekzAction(Action):
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, **self.__dict__}
-
-    @classmethod
-    def from_json(cls, obj: Any) -> Action:
-        return cls(**{k: v for k, v in obj.items() if k != "kind"})
 
 
 @dataclass(frozen=True)
@@ -308,22 +305,6 @@ def cell_of(text: str) -> Cell:
     return (int(x), int(y))
 
 
-def _splice(data: dict[str, Any], raw: dict[str, str]) -> str:
-    """``json.dumps(data | raw, sort_keys=True)`` where the values of `raw` are already JSON text."""
-    out, keys, start = [], sorted(data), 0
-    for name in sorted(raw):
-        end = start
-        while end < len(keys) and keys[end] < name:
-            end += 1
-        if end > start:
-            out.append(_ENCODE({k: data[k] for k in keys[start:end]})[1:-1])
-        out.append(f'"{name}": {raw[name]}')
-        start = end
-    if start < len(keys):
-        out.append(_ENCODE({k: data[k] for k in keys[start:]})[1:-1])
-    return "{" + ", ".join(out) + "}"
-
-
 # -- the game -------------------------------------------------------------------------------------
 def _pile_on_top(given: Any, drawn: list, problem: str) -> list:
     """`given` on top of the rest of `drawn` (the seeded order): a setup may fix only the top
@@ -335,7 +316,7 @@ def _pile_on_top(given: Any, drawn: list, problem: str) -> list:
         raise ValueError(f"aztekz setup: {problem}")
     for item in given:
         if isinstance(item, bool) or item not in rest:
-            raise ValueError(f"aztekz setup: {problem}; {item!r} is not left to place")
+            raise ValueError(f"aztekz setup: {problem}; {short(item)} is not left to place")
         rest.remove(item)
     return list(given) + rest
 
@@ -375,6 +356,8 @@ class AztekzGame(Game):
         setup = setup if given else self.make_setup(players, seed)
         if not isinstance(setup, dict):
             raise ValueError(f"aztekz setup: expected an object, got {type(setup).__name__}")
+        if given:
+            convert(setup, validation.SetupDoc)
         comp = load_components(setup.get("components"))
         if setup.get("players", players) != players:
             raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
@@ -406,14 +389,10 @@ class AztekzGame(Game):
         return NOTATION.parse(text)
 
     def action_from_json(self, obj: Any) -> Action:
-        """The action that `Action.to_json` wrote; `ValueError` for an unknown kind or field."""
-        kind = ACTION_OF_KIND.get(obj.get("kind")) if isinstance(obj, dict) else None
-        if kind is None:
-            return super().action_from_json(obj if isinstance(obj, dict) else {"kind": obj})
-        try:
-            return kind.from_json(obj)
-        except TypeError as e:
-            raise ValueError(f"aztekz {kind.kind} action: {e}") from None
+        """The action that `Action.to_json` wrote; `DataError` naming the field otherwise."""
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        kind = ACTION_OF_KIND.get(kind) if isinstance(kind, str) else None
+        return super().action_from_json(obj) if kind is None else kind.from_json(obj)
 
     # -- action ids and observation tensors (games/aztekz/encoding.py) ------------------------
     def encoding(self, players: int) -> Any:
@@ -425,8 +404,11 @@ class AztekzGame(Game):
 
     def state_from_json(self, text: str) -> AztekzState:
         """The state that `AztekzState.to_json` wrote (the history read when first used)."""
-        data, history = read_state_json(text)
-        state = AztekzState.from_dict(self, data)
+        data, history = read_state_json(text, validation.StateDoc, "aztekz state")
+        validation.check_counts(data)
+        comp = load_components(data["components"])
+        state = AztekzState.from_dict(self, data, comp)
+        validation.check_state(state)
         state._history_from_json(data, history)
         return state
 
@@ -1027,9 +1009,10 @@ class AztekzState(State):
         }
 
     @classmethod
-    def from_dict(cls, game: AztekzGame, d: dict[str, Any]) -> AztekzState:
-        """The state that `to_dict` wrote (history aside)."""
-        state = cls(game, load_components(d["components"]), d["players"], d["first"])
+    def from_dict(cls, game: AztekzGame, d: dict[str, Any], comp: Components | None = None) -> AztekzState:
+        """The state that `to_dict` wrote (history aside; `game.state_from_json` checks it)."""
+        comp = load_components(d["components"]) if comp is None else comp
+        state = cls(game, comp, d["players"], d["first"])
         state.grid = BoundedGrid.from_json(d["grid"])
         state.stacks = {cell_of(k): list(v) for k, v in d["stacks"].items()}
         state.loose = {cell_of(k): list(v) for k, v in d["loose"].items()}
@@ -1072,9 +1055,10 @@ class AztekzState(State):
         del data["components"], data["grid"]
         grid = self._cache.get("grid-text")
         if grid is None:
-            grid = self._cache["grid-text"] = _ENCODE(self._grid_json())
-        raw = {"components": self.comp.json_text, "grid": grid}  # type: ignore[attr-defined]
-        return _splice(data, raw)[:-1] + ', "history": ' + self.history_json() + "}"
+            grid = self._cache["grid-text"] = orjson.Fragment(dumps(self._grid_json()))
+        data.update(components=self.comp.json_fragment, grid=grid,  # type: ignore[attr-defined]
+                    history=orjson.Fragment(self.history_json()))
+        return dumps(data)
 
     def observe(self, player: int) -> dict[str, Any]:
         """Everything but the order of the face-down cards and souls nobody has seen go there."""

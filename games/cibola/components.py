@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from geomsim.reading import DataError, short
+
 DEFAULT_PATH = Path(__file__).with_name("components.json")
 
 # The five kinds of treasure, in the order of the temple's columns.
@@ -120,12 +122,12 @@ class Components:
 
 
 def _fail(field: str, message: str) -> None:
-    raise ValueError(f"cibola components: {field}: {message}")
+    raise DataError(f"components.{field}", message)
 
 
 def _int(value: Any, field: str, low: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        _fail(field, f"expected an integer, got {value!r}")
+        _fail(field, f"expected an integer, got {short(value)}")
     if low is not None and value < low:
         _fail(field, f"must be at least {low}, got {value}")
     return value
@@ -135,14 +137,14 @@ def _card(data: Mapping[str, Any], i: int) -> Card:
     where = f"cards[{i}]"
     treasures = data.get("treasures")
     if not isinstance(treasures, list) or not 1 <= len(treasures) <= 3:
-        _fail(f"{where}.treasures", f"expected a list of 1 to 3 treasures, got {treasures!r}")
+        _fail(f"{where}.treasures", f"expected a list of 1 to 3 treasures, got {short(treasures)}")
     for t in treasures:
         if t not in TREASURES:
-            _fail(f"{where}.treasures", f"unknown treasure {t!r} (known: {', '.join(TREASURES)})")
+            _fail(f"{where}.treasures", f"unknown treasure {short(t)} (known: {', '.join(TREASURES)})")
     if data.get("deck") not in (1, 2):
-        _fail(f"{where}.deck", f"expected 1 or 2, got {data.get('deck')!r}")
+        _fail(f"{where}.deck", f"expected 1 or 2, got {short(data.get('deck'))}")
     if data.get("symbol") not in SYMBOLS:
-        _fail(f"{where}.symbol", f"expected null, 'rock' or 'totem', got {data.get('symbol')!r}")
+        _fail(f"{where}.symbol", f"expected null, 'rock' or 'totem', got {short(data.get('symbol'))}")
     counts = tuple(treasures.count(t) for t in TREASURES)
     return Card(_int(data.get("id"), f"{where}.id", 1), data["deck"], tuple(treasures),
                 data["symbol"], counts)
@@ -153,10 +155,10 @@ def _column(data: Mapping[str, Any], i: int) -> Column:
     if data.get("treasure") != TREASURES[i]:
         _fail(f"{where}.treasure", f"expected {TREASURES[i]!r} (columns follow {TREASURES})")
     if data.get("scoring") not in ("each", "majority"):
-        _fail(f"{where}.scoring", f"expected 'each' or 'majority', got {data.get('scoring')!r}")
+        _fail(f"{where}.scoring", f"expected 'each' or 'majority', got {short(data.get('scoring'))}")
     values = data.get("values")
-    if not isinstance(values, list) or len(values) < 1:
-        _fail(f"{where}.values", f"expected a list of chamber values, got {values!r}")
+    if not isinstance(values, list) or not 1 <= len(values) <= MAX_ITEMS:
+        _fail(f"{where}.values", f"expected a list of chamber values, got {short(values)}")
     return Column(data["treasure"], str(data.get("colour", "#888888")), data["scoring"],
                   tuple(_int(v, f"{where}.values") for v in values))
 
@@ -165,14 +167,14 @@ def _totem(data: Mapping[str, Any], i: int) -> Totem:
     where = f"totems[{i}]"
     effect = data.get("effect")
     if not isinstance(effect, Mapping) or effect.get("kind") not in EFFECTS:
-        _fail(f"{where}.effect", f"expected an effect with kind in {sorted(EFFECTS)}, got {effect!r}")
+        _fail(f"{where}.effect", f"expected an effect with kind in {sorted(EFFECTS)}, got {short(effect)}")
     timing, fields = EFFECTS[effect["kind"]]
     if data.get("timing") != timing:
-        _fail(f"{where}.timing", f"a {effect['kind']} totem acts {timing!r}, not {data.get('timing')!r}")
+        _fail(f"{where}.timing", f"a {effect['kind']} totem acts {short(timing)}, not {short(data.get('timing'))}")
     for name in fields:
         if name == "treasure":
             if effect.get(name) not in TREASURES:
-                _fail(f"{where}.effect.treasure", f"unknown treasure {effect.get(name)!r}")
+                _fail(f"{where}.effect.treasure", f"unknown treasure {short(effect.get(name))}")
         else:
             _int(effect.get(name), f"{where}.effect.{name}")
     if effect["kind"] == "move-rock" and effect["step"] not in (-1, 1):
@@ -188,14 +190,28 @@ def _unique_ids(items: tuple, field: str) -> None:
         _fail(field, f"ids repeat: {sorted(i for i in set(ids) if ids.count(i) > 1)}")
 
 
+MAX_ITEMS = 1_000  # cards, columns, totems or chambers: a box, not an allocation by count
+
+
+def _mappings(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    """`data[key]` as a list of mappings (at most `MAX_ITEMS`)."""
+    items = data[key]
+    if not isinstance(items, list) or len(items) > MAX_ITEMS:
+        _fail(key, f"expected a list of at most {MAX_ITEMS} objects, got {short(items)}")
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            _fail(f"{key}[{i}]", f"expected an object, got {short(item)}")
+    return items
+
+
 def build_components(data: Mapping[str, Any]) -> Components:
     """Validate component data (the format of components.json) into `Components`."""
     for key in ("cards", "columns", "totems", "explorers", "explorers_per_player", "rocks"):
         if key not in data:
             _fail(key, "missing")
-    cards = tuple(_card(c, i) for i, c in enumerate(data["cards"]))
-    columns = tuple(_column(c, i) for i, c in enumerate(data["columns"]))
-    totems = tuple(_totem(t, i) for i, t in enumerate(data["totems"]))
+    cards = tuple(_card(c, i) for i, c in enumerate(_mappings(data, "cards")))
+    columns = tuple(_column(c, i) for i, c in enumerate(_mappings(data, "columns")))
+    totems = tuple(_totem(t, i) for i, t in enumerate(_mappings(data, "totems")))
     if len(columns) != len(TREASURES):
         _fail("columns", f"expected {len(TREASURES)} columns, one per treasure, got {len(columns)}")
     _unique_ids(cards, "cards")

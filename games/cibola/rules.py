@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from games.cibola import validation
 from games.cibola.components import (
     TREASURES,
     Components,
@@ -42,6 +43,7 @@ from games.cibola.components import (
 )
 from geomsim.discrete import Deck, SealedChoices, rank_by, seat_order
 from geomsim.notation import Form, Notation
+from geomsim.reading import DataError, convert, short
 from geomsim.rules import (
     EMPTY_SPACE,
     Action,
@@ -317,8 +319,8 @@ def _totem_pool(components: Components, copy_totem: bool) -> list[int]:
     return [t.id for t in components.totems if copy_totem or t.kind != "copy"]
 
 
-def _setup_error(field: str, message: str, rule: str | None = None) -> ValueError:
-    return ValueError(f"cibola setup: {field}: {message}" + (f" ({rule})" if rule else ""))
+def _setup_error(field: str, message: str, rule: str | None = None) -> DataError:
+    return DataError(field, message + (f" ({rule})" if rule else ""))
 
 
 def validate_setup(components: Components, players: int, setup: Mapping[str, Any]) -> None:
@@ -326,7 +328,7 @@ def validate_setup(components: Components, players: int, setup: Mapping[str, Any
     deck = setup["deck"]
     ids = {c.id for c in components.cards}
     if not isinstance(deck, list) or sorted(deck) != sorted(ids):
-        raise _setup_error("deck", f"expected every card id once ({len(ids)} cards), got {deck!r}")
+        raise _setup_error("deck", f"expected every card id once ({len(ids)} cards), got {short(deck)}")
     decks = [components.card(c).deck for c in deck]
     if decks != sorted(decks):
         raise _setup_error("deck", "deck II cards must lie under every deck I card",
@@ -336,18 +338,18 @@ def validate_setup(components: Components, players: int, setup: Mapping[str, Any
     if (not isinstance(totems, list) or len(totems) != min(TOTEMS_REVEALED, len(pool))
             or len(set(totems)) != len(totems) or not set(totems) <= set(pool)):
         raise _setup_error("totems", f"expected {TOTEMS_REVEALED} distinct ids of {pool}, got "
-                           f"{totems!r}", "cibola/setup/totems")
+                           f"{short(totems)}", "cibola/setup/totems")
     torch = setup["torch"]
     if isinstance(torch, bool) or not isinstance(torch, int) or not 0 <= torch < players:
-        raise _setup_error("torch", f"expected a player 0 to {players - 1}, got {torch!r}",
+        raise _setup_error("torch", f"expected a player 0 to {players - 1}, got {short(torch)}",
                            "cibola/setup/torch")
     explorers, camp = setup["explorers"], setup["camp"]
     if (not isinstance(explorers, list) or len(explorers) != players
             or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in explorers)):
-        raise _setup_error("explorers", f"expected {players} counts >= 0, got {explorers!r}",
+        raise _setup_error("explorers", f"expected {players} counts >= 0, got {short(explorers)}",
                            "cibola/setup/explorers")
     if isinstance(camp, bool) or not isinstance(camp, int) or camp < 0:
-        raise _setup_error("camp", f"expected a count >= 0, got {camp!r}")
+        raise _setup_error("camp", f"expected a count >= 0, got {short(camp)}")
     if sum(explorers) + camp != components.explorers:
         raise _setup_error("explorers", f"players' {sum(explorers)} and the camp's {camp} must make "
                            f"the {components.explorers} explorers", "cibola/setup/explorers")
@@ -372,11 +374,10 @@ class Cibola(Game):
         ``options`` ({"copy_totem": bool}), ``components`` (overrides of components.json keys) or
         ``data`` (a components file); what it leaves out is drawn from `seed`."""
         self.check_players(players)
+        if setup is not None and not isinstance(setup, Mapping):
+            raise _setup_error("setup", f"expected a mapping, got {type(setup).__name__}")
         setup = dict(setup or {})
-        unknown = set(setup) - {"players", "deck", "totems", "boxed_totems", "torch", "explorers",
-                                "camp", "options", "components", "data"}
-        if unknown:
-            raise _setup_error(sorted(unknown)[0], "unknown setup field")
+        convert(setup, validation.SetupDoc)
         if setup.get("players", players) != players:
             raise _setup_error("players", f"setup is for {setup['players']} players, not {players}")
         components = _components(setup)
@@ -418,10 +419,13 @@ class Cibola(Game):
 
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
-        data, history = read_state_json(text)
+        data, history = read_state_json(text, validation.StateDoc, "cibola state")
+        players = validation.check_counts(data)
         components = _components({"components": data["components"]} if data["components"] else {})
-        state = CibolaState(self, components, len(data["explorers"]))
+        validation.check_items(data, components, _totem_pool(components, data["options"]["copy_totem"]))
+        state = CibolaState(self, components, players)
         state._load(data)
+        validation.check_stage(state)
         state._history_from_json(data, history)
         return state
 

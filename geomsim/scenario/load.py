@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -10,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from geomsim import registry
+from geomsim.reading import DataError, cut, path_parts, read_file, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game
 from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, analysis_bots, property_path
@@ -33,6 +33,7 @@ from geomsim.scenario.source import (
     field_name,
     parse_yaml,
     part_validator,
+    read_text,
     reason,
     schema,
     top_validator,
@@ -44,11 +45,7 @@ STEP_FIELDS = ("action", "player", "name", "note", "expect")
 def load_scenario(path: str | Path, *, load: GameLoader | None = None) -> Scenario:
     """Read and validate a scenario file; `ScenarioError` (file, line, field) if malformed."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(str(path), None, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
-    return build_scenario(parse_yaml(text, str(path)), path, load=load)
+    return build_scenario(parse_yaml(read_text(path), str(path)), path, load=load)
 
 
 def parse_scenario(text: str, path: str | Path = "<string>", *, load: GameLoader | None = None) -> Scenario:
@@ -84,11 +81,13 @@ def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None
     outputs = tuple(builder.output(i, o, len(steps)) for i, o in enumerate(data.get("outputs", [])))
     scenario = Scenario(path, game, players, names, seed, setup, steps, final, outputs,
                         data.get("description", ""))
+    what = ("setup",) if setup is not None else ("seed",)
     try:
         scenario.new_state()
+    except DataError as e:  # names the field of the setup: point at its line
+        raise source.error(what + path_parts(e.path), f"{game.name} rejects it: {e.problem}") from None
     except (ValueError, KeyError, TypeError, IndexError) as e:
-        what = ("setup",) if setup is not None else ("seed",)
-        raise source.error(what, f"{game.name} rejects it: {reason(e)}") from None
+        raise source.error(what, f"{game.name} rejects it: {cut(reason(e))}") from None
     return scenario
 
 
@@ -147,11 +146,11 @@ def _setup(source: Source, path: Path, setup: Any) -> Any:
 def _setup_file(source: Source, path: Path, name: str, where: FieldPath) -> Any:
     file = path.parent / name
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        return read_file(file)
     except OSError as e:
         raise source.error(where, f"cannot read setup file {str(file)!r}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise source.error(where, f"{file}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except DataError as e:
+        raise source.error(where, str(e)) from None
 
 
 def merge(base: Any, changes: Any) -> Any:
@@ -210,7 +209,11 @@ class _Builder:
         try:
             action = self.game.parse_action(body)
         except Exception as e:  # parse_action should raise ValueError; report any as one line
-            raise self.error(path, f"cannot parse {self.game.name} action {body!r}: {reason(e)}") from None
+            why = cut(reason(e))
+            # The game's parser quotes the text already (Notation does): quote it once.
+            quoted = why if why.startswith(f"{self.game.name} action") else \
+                f"{self.game.name} action {short(body)}: {why}"
+            raise self.error(path, f"cannot parse {quoted}") from None
         return who, action, body
 
     def step(self, i: int, data: dict[str, Any]) -> Step:

@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from geomsim import registry
 from geomsim.files import atomic_path, write_text
+from geomsim.reading import MAX_HISTORY, MAX_JSON_BYTES, DataError, convert, decode, short
 from geomsim.registry import UnknownGame
-from geomsim.rules import Action, Game, IllegalAction, State
+from geomsim.rules import Action, Game, IllegalAction, State, read_action
 from geomsim.scenario.model import GameLoader
 from geomsim.scenario.source import ScenarioError, reason
 
@@ -45,6 +47,16 @@ def write_log(path: str | Path, state: State, **header: Any) -> Path:
     return write_text(path, "\n".join(log_lines(state, **header)) + "\n")
 
 
+class _Header(msgspec.Struct):
+    """What `read_log` reads of a log's first line (other fields are left alone)."""
+
+    game: str
+    players: int
+    names: list[str] = []
+    seed: int | None = None
+    setup: Any = None
+
+
 @dataclass
 class GameLog:
     """A game log read back: the header and the logged (player, action) pairs."""
@@ -59,7 +71,11 @@ class GameLog:
 
     def frames(self) -> Iterator[tuple[str, State]]:
         """The state at the start and after each move, with a title: (title, state)."""
-        state = self.game.new_state(self.players, seed=self.seed, setup=self.setup)
+        try:
+            state = self.game.new_state(self.players, seed=self.seed, setup=self.setup)
+        except ValueError as e:
+            where = "setup" if self.setup is not None else "seed"
+            raise ScenarioError(str(self.path), 1, where, f"{self.game.name} rejects it: {reason(e)}") from None
         yield f"{self.game.name}: start", state
         for number, (player, action, text, line) in enumerate(self.moves, 1):
             try:
@@ -74,21 +90,32 @@ def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:
     """Read a game log; `ScenarioError` (file, line, field) if malformed."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(str(path), None, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise ScenarioError(str(path), None, None, f"{size:,} bytes is over the limit of "
+                                                       f"{MAX_JSON_BYTES:,} bytes for a game log")
+        lines = path.read_bytes().splitlines()
+    except OSError as e:
+        raise ScenarioError(str(path), None, None, f"cannot read: {e.strerror or e}") from None
+    if len(lines) > MAX_HISTORY + 1:
+        raise ScenarioError(str(path), None, None, f"{len(lines):,} lines is over the limit of "
+                                                   f"{MAX_HISTORY + 1:,} (a header and {MAX_HISTORY:,} moves)")
     records = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            records.append((number, json.loads(line)))
-        except json.JSONDecodeError as e:
-            raise ScenarioError(str(path), number, None, f"not JSON: {e.msg} at column {e.colno}") from None
+            records.append((number, decode(line, what="line")))
+        except DataError as e:
+            raise ScenarioError(str(path), number, None, e.problem.removeprefix("line: ")) from None
     if not records or not isinstance(records[0][1], dict) or records[0][1].get("format") != LOG_FORMAT:
         raise ScenarioError(str(path), 1, None, f"not a geomsim game log (the first line is a header "
                                                 f"with \"format\": \"{LOG_FORMAT}\")")
     header_line, header = records[0]
+    try:
+        convert(header, _Header)
+    except DataError as e:
+        raise ScenarioError(str(path), header_line, e.path or None, e.problem) from None
 
     def bad(line: int, name: str, message: str) -> ScenarioError:
         return ScenarioError(str(path), line, name, message)
@@ -108,11 +135,11 @@ def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:
             raise bad(line, "action_json", "each line after the header logs one action")
         player = record.get("player")
         if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < players:
-            raise bad(line, "player", f"unknown player {player!r}")
+            raise bad(line, "player", f"unknown player {short(player)}")
         try:
-            action = game.action_from_json(record["action_json"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise bad(line, "action_json", reason(e)) from None
+            action = read_action(game, record["action_json"], "action_json")
+        except DataError as e:
+            raise bad(line, e.path, e.problem) from None
         moves.append((player, action, str(action), line))
     return GameLog(path, game, players, header.get("seed"), header.get("setup"),
                    tuple(header.get("names", ())), moves)

@@ -12,6 +12,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from geomsim.reading import cut
+
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 FieldPath = tuple[str | int, ...]
@@ -57,41 +59,171 @@ class Source:
         return ScenarioError(self.file, self.line(path, key), field_name(path) or None, message)
 
 
-def parse_yaml(text: str, file: str = "<string>") -> Source:
-    """Safe-load YAML text, keeping the line of every node; `ScenarioError` when it is not YAML."""
-    loader = yaml.SafeLoader(text)
+# -- limits: a scenario is a small hand-written file ----------------------------------------
+MAX_BYTES = 2 * 2**20  # the largest scenario shipped is under 10 kB
+MAX_NODES = 200_000  # values in the file once every alias is expanded (billion laughs)
+MAX_DEPTH = 50  # levels of nesting
+MAX_ITEMS = 20_000  # entries of one list or mapping (steps, expectations, outputs, ...)
+
+_JSON_TAGS = {"tag:yaml.org,2002:" + t for t in ("str", "int", "float", "bool", "null", "seq", "map")}
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that composes at most `MAX_DEPTH` levels (no `RecursionError`), and reads a
+    date as the text it is (JSON has no dates)."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _Limit(self.peek_event().start_mark, f"nested deeper than {MAX_DEPTH} levels (the limit)")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _Limit(Exception):
+    """A limit or a rule of the scenario format broken at a mark of the text (at field `path`)."""
+
+    def __init__(self, mark: Any, message: str, path: FieldPath = ()):
+        self.mark, self.message, self.path = mark, message, path
+
+
+def read_text(path: Path) -> str:
+    """A scenario file's text: `ScenarioError` when it cannot be read, is over `MAX_BYTES`
+    (refused before it is read) or is not UTF-8 (naming the line of the first bad byte)."""
     try:
+        check_size(path.stat().st_size, str(path))
+        data = path.read_bytes()
+    except OSError as e:
+        raise ScenarioError(str(path), None, None, f"cannot read: {e.strerror or e}") from None
+    check_size(len(data), str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ScenarioError(str(path), line, None, f"not UTF-8 text: byte 0x{data[e.start]:02x} at "
+                            f"column {column}") from None
+
+
+def check_size(size: int, file: str) -> None:
+    """Refuse a scenario text of `size` bytes over `MAX_BYTES`, in one line naming the limit."""
+    if size > MAX_BYTES:
+        raise ScenarioError(file, None, None, f"{size:,} bytes is over the limit of {MAX_BYTES:,} "
+                                              "bytes for a scenario file")
+
+
+def parse_yaml(text: str, file: str = "<string>") -> Source:
+    """Safe-load YAML text, keeping the line of every node; `ScenarioError` when it is not YAML,
+    or it exceeds a limit (bytes, nesting, values after alias expansion, entries of a list),
+    or holds what JSON cannot (duplicate keys, tags such as ``!!set``, non-finite numbers)."""
+    check_size(len(text.encode("utf-8", "surrogatepass")) if not text.isascii() else len(text), file)
+    loader = None
+    try:
+        loader = _Loader(text)  # the reader checks every character here: inside the try
         node = loader.get_single_node()
+        if node is not None:
+            _check_nodes(node)
         data = loader.construct_document(node) if node is not None else None
         source = Source(file, data)
         if node is not None:
             _index(loader, node, data, (), source)
         return source
+    except _Limit as e:
+        raise ScenarioError(file, e.mark.line + 1 if e.mark else None, field_name(e.path) or None,
+                            e.message) from None
+    except yaml.reader.ReaderError as e:
+        line = text.count("\n", 0, e.position) + 1
+        column = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
+        code = ord(e.character) if isinstance(e.character, str) else e.character
+        raise ScenarioError(file, line, None, f"bad YAML (column {column}): the control character "
+                            f"#x{code:02x} is not allowed in a YAML file") from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         column = f" (column {mark.column + 1})" if mark else ""
         problem = e.problem or e.context or "cannot read"
         raise ScenarioError(file, mark.line + 1 if mark else None, None,
-                            f"bad YAML{column}: {problem}") from None
+                            f"bad YAML{column}: {cut(problem)}") from None
     except yaml.YAMLError as e:
-        raise ScenarioError(file, None, None, f"bad YAML: {e}") from None
+        raise ScenarioError(file, None, None, f"bad YAML: {cut(str(e))}") from None
+    except RecursionError:
+        raise ScenarioError(file, None, None, f"nested deeper than {MAX_DEPTH} levels (the limit)") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def _check_nodes(root: yaml.Node) -> None:
+    """Before anything is constructed: the values once aliases are expanded within `MAX_NODES`
+    (each node's expanded size computed once, so a billion laughs costs its own size), lists
+    and mappings within `MAX_ITEMS`, only JSON's tags, no key twice in a mapping."""
+    size: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, FieldPath, bool]] = [(root, (), False)]
+    while stack:
+        node, path, done = stack.pop()
+        if id(node) in size:
+            continue
+        if not done:
+            children = _check_node(node, path)
+            stack.append((node, path, True))
+            stack.extend((c, p, False) for c, p in children if id(c) not in size)
+            continue
+        total = 1 + sum(size[id(c)] for c, _ in _children(node, path))
+        if total > MAX_NODES:
+            raise _Limit(node.start_mark, f"more than {MAX_NODES:,} values once anchors and aliases "
+                         "are expanded (the limit)", path)
+        size[id(node)] = total
+
+
+def _children(node: yaml.Node, path: FieldPath) -> list[tuple[yaml.Node, FieldPath]]:
+    """The nodes under `node` (keys and values), each with its field path."""
+    if isinstance(node, yaml.MappingNode):
+        found = []
+        for key, value in node.value:
+            child = path + (key.value if isinstance(key, yaml.ScalarNode) else "?",)
+            found += [(key, child), (value, child)]
+        return found
+    if isinstance(node, yaml.SequenceNode):
+        return [(c, path + (i,)) for i, c in enumerate(node.value)]
+    return []
+
+
+def _check_node(node: yaml.Node, path: FieldPath) -> list[tuple[yaml.Node, FieldPath]]:
+    """Refuse a tag JSON does not have, too many entries, a key twice; the nodes under `node`."""
+    if node.tag not in _JSON_TAGS:
+        raise _Limit(node.start_mark, f"the tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not "
+                     "allowed: a scenario holds mappings, lists, text, numbers, true/false and null", path)
+    if not isinstance(node, yaml.ScalarNode) and len(node.value) > MAX_ITEMS:
+        raise _Limit(node.start_mark, f"{len(node.value):,} entries in one list or mapping, over the "
+                     f"limit of {MAX_ITEMS:,}", path)
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, yaml.Node] = {}
+        for key, _ in node.value:
+            name = (key.tag, key.value) if isinstance(key, yaml.ScalarNode) else None
+            if name is not None and name in seen:
+                raise _Limit(key.start_mark, f"duplicate field {cut(key.value, 60)!r} (first at line "
+                             f"{seen[name].start_mark.line + 1})", path + (key.value,))
+            if name is not None:
+                seen[name] = key
+    return _children(node, path)
 
 
 def _index(loader: yaml.SafeLoader, node: yaml.Node, value: Any, path: FieldPath,
            source: Source) -> None:
-    """Record the line of each node under `node`; reject duplicate keys and non-finite numbers."""
+    """Record the line of each node under `node` (`_check_nodes` refused duplicate keys);
+    reject non-finite numbers."""
     source.lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
-        seen = set()
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
             child = path + (key,)
             source.key_lines[child] = key_node.start_mark.line + 1
-            if key in seen:
-                raise source.error(child, f"duplicate field {key!r}", key=True)
-            seen.add(key)
             _index(loader, value_node, value[key], child, source)
     elif isinstance(node, yaml.SequenceNode):
         for i, (child_node, item) in enumerate(zip(node.value, value)):

@@ -27,7 +27,14 @@ def make(cells: dict[str, str], heroes: list[list[str]], *, loose: dict[str, lis
         setup["components"] = components
     state = GAME.new_state(len(heroes), setup=setup)
     state.grid = BoundedGrid(state.comp.grid_size, {cell_of(k): parse_sides(v) for k, v in cells.items()})
-    state.stacks = {c: [0] for c in state.grid.cells}
+    # One card per cell, of the cell's shape, out of the deck: the state keeps its 48 cards (a
+    # state read back must, and the compiled player's checks read states back).
+    free = [c for c in range(state.comp.cards) if c != card]
+    state.stacks = {}
+    for cell, sides in state.grid.cells.items():
+        fits = [c for c in free if sides in {m for _, m in state.comp.orientations[c]}] or free
+        state.stacks[cell] = [fits[0]]
+        free.remove(fits[0])
     state.pos = [[cell_of(c) for c in row] for row in heroes]
     state.loose = {cell_of(k): list(v) for k, v in (loose or {}).items() if v}
     for who, pile in (carry or {}).items():
@@ -38,7 +45,7 @@ def make(cells: dict[str, str], heroes: list[list[str]], *, loose: dict[str, lis
     state.hero = None if hero is None else HERO_INDEX[hero]
     state.steps = steps
     state.start_cards = len(heroes)
-    state.deck = Deck([c for c in range(state.comp.cards) if c != card])
+    state.deck = Deck(free)
     state._cache = {}
     return state
 

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from games.aztekz import GAME
+from games.aztekz import validation
 from games.aztekz.rules import AztekzState
 from geomsim.rules import State
 from geomsim.testing import check_random_games
@@ -25,32 +26,9 @@ THOROUGH_EVERY = int(os.environ.get("AZTEKZ_HARNESS_THOROUGH_EVERY", "7"))
 
 
 def check_invariants(state: AztekzState) -> None:
-    """What no sequence of legal actions may break."""
-    comp = state.comp
-    souls = list(state.supply) + ([state.soul] if state.soul else [])
-    souls += [s for lying in state.loose.values() for s in lying]
-    souls += [k for row in state.carry for c in row if c for k in [c[0]] * c[1]]
-    souls += [k for row in state.piles for kind, n in row for k in [kind] * n]
-    assert Counter(souls) == Counter(comp.souls()), "the 48 souls are conserved"
-    cards = list(state.deck) + ([state.card] if state.card is not None else [])
-    cards += [c for stack in state.stacks.values() for c in stack]
-    assert sorted(cards) == list(range(comp.cards)), "the 48 cards are conserved"
-    counts = state.hero_counts()
-    counts.pop(None, None)
-    assert max(counts.values(), default=0) <= comp.max_heroes_per_card
-    if state.grid.cells:
-        x0, y0, x1, y1 = state.grid.bounds()
-        assert x1 - x0 < comp.grid_size and y1 - y0 < comp.grid_size
-    for cell, stack in state.stacks.items():
-        assert state.grid.cells[cell] in {m for _, m in comp.orientations[stack[-1]]}
-    for p, (chief, *slaves) in enumerate(state.pos):
-        if chief is not None:
-            reach = state.grid.distances(chief)
-            assert any(s in reach for s in slaves), f"player {p}'s chief is cut off"
-    for row in state.carry:
-        assert row[0] is None and all(c is None or c[1] >= 1 for c in row)
-    assert all(n >= 2 for row in state.piles for _, n in row), "a pile holds two souls or more"
-    assert 0 <= state.deck_known <= len(state.deck) and 0 <= state.supply_known <= len(state.supply)
+    """What no sequence of legal actions may break: the checks a state read back must pass
+    (48 cards and 48 souls conserved, heroes on cards and within reach, piles of two or more)."""
+    validation.check_state(state)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -314,8 +314,9 @@ def test_scare_move_on_and_cover():
     assert rules_of(state, "place -1,1 r0") == ("aztekz/scare/move-on-and-cover",)
     assert rules_of(state, "return") == ("aztekz/scare/move-on-and-cover",)
     assert legal_texts(state) == {"place 0,0 r0"}
+    below = list(state.stacks[(0, 0)])
     play(state, "place 0,0 r0")
-    assert state.stacks[(0, 0)] == [0, CROSS] and state.loose[(0, 0)] == ["sun"]
+    assert state.stacks[(0, 0)] == below + [CROSS] and state.loose[(0, 0)] == ["sun"]
     # Another hero on the card: the card could not be placed there.
     crowded = scare_board(heroes=[["0,0", "0,0", "2,0"], ["1,0"] * 3])
     assert rules_of(crowded, "scare") == ("aztekz/scare/move-on-and-cover",)
@@ -376,8 +377,9 @@ def test_place_cover_empty():
     state = make(row(3, "NESW"), [["0,0"] * 3, ["0,0"] * 3], loose={"1,0": ["sun"]}, phase="place")
     assert rules_of(state, "place 0,0 r0") == ("aztekz/place/cover-empty",)
     assert rules_of(state, "place 1,0 r0") == ("aztekz/place/cover-empty",)
+    below = list(state.stacks[(2, 0)])
     play(state, "place 2,0 r0")
-    assert state.stacks[(2, 0)] == [0, CROSS]
+    assert state.stacks[(2, 0)] == below + [CROSS]
 
 
 def test_place_chiefs():

@@ -46,10 +46,37 @@ def sends(state: CibolaState, *numbers: int) -> list:
 
 
 def edited(state: CibolaState, **changes: Any) -> CibolaState:
-    """The state with top-level data fields replaced, through its JSON (a state file)."""
+    """The state with top-level data fields replaced, through its JSON (a state file). The
+    fields not named are rebalanced so that cards, explorers and totems stay conserved (the
+    reader refuses a state that loses or doubles one): a card put in a hand leaves the deck,
+    the row or the box, a card no longer anywhere goes to the box; the camp makes up the
+    explorers; a totem given to a player leaves the offer or the box, a lost one goes back to
+    the box."""
     data = json.loads(state.to_json())
     data.update(changes)
+    _rebalance(data, changes, [c.id for c in COMPONENTS.cards], ("hands", "row"), ("deck", "box"),
+               "box")
+    _rebalance(data, changes, [t.id for t in COMPONENTS.totems], ("totems",), ("offer", "boxed_totems"),
+               "boxed_totems")
+    if "camp" not in changes:
+        data["camp"] = COMPONENTS.explorers - sum(data["explorers"]) - sum(data["in_temple"])
     return GAME.state_from_json(json.dumps(data))
+
+
+def _rebalance(data: dict, changes: dict, ids: list[int], fixed: tuple[str, ...],
+               loose: tuple[str, ...], rest: str) -> None:
+    """Take the ids held in the `fixed` fields out of the `loose` ones that were not changed;
+    put ids held nowhere in `rest`."""
+    def held(name: str) -> list[int]:
+        value = data[name]
+        return [i for x in value for i in (x if isinstance(x, list) else [x]) if i is not None]
+
+    taken = {i for name in fixed for i in held(name)}
+    for name in loose:
+        if name not in changes:
+            data[name] = [i for i in data[name] if i not in taken]
+    everywhere = {i for name in fixed + loose for i in held(name)}
+    data[rest] += [i for i in ids if i not in everywhere]
 
 
 def slot_of(state: CibolaState, card_id: int) -> str:

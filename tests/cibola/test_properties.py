@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.cibola import GAME
+from games.cibola import GAME, validation
+from games.cibola.rules import _totem_pool
 from geomsim.testing import check_random_games
 from tests.cibola.helpers import COMPONENTS
 
@@ -20,17 +21,11 @@ THOROUGH_EVERY = int(os.environ.get("CIBOLA_HARNESS_THOROUGH_EVERY", "3"))
 
 
 def _invariants(state) -> None:
-    """What no legal play can break."""
-    explorers = sum(state.explorers) + state.camp + sum(state.in_temple)
-    assert explorers == COMPONENTS.explorers and min(state.explorers) >= 0 and state.camp >= 0
-    cards = list(state.deck) + [c for c in state.row if c is not None] + state.box
-    cards += [c for hand in state.hands for c in hand]
-    assert sorted(cards) == sorted(c.id for c in COMPONENTS.cards)
-    covered = sum(map(sum, state.covered))
-    assert covered == state.rocks_placed <= COMPONENTS.rocks
-    assert all(not all(column) for column in state.covered)  # never a column fully covered
-    totems = state.offer + state.boxed_totems + [t for ts in state.totems for t in ts]
-    assert sorted(totems) == sorted(t.id for t in COMPONENTS.totems)
+    """What no legal play can break: the checks a state read back must pass (explorers, cards
+    and totems conserved; rocks <= 13, no column fully covered; the stage and decisions agree)."""
+    pool = _totem_pool(COMPONENTS, state.options["copy_totem"])
+    validation.check_items(state.to_dict(), COMPONENTS, pool)
+    validation.check_stage(state)
 
 
 @settings(max_examples=40, deadline=None)

@@ -29,8 +29,10 @@ TWO_SKULLS = _cards_with("skull", "skull")
 def _end(players: int, hands, explorers=None, temple=None, totems=None, copies=None):
     """A finished game's state with these hands, explorers, temple and totems."""
     state = GAME.new_state(players, seed=0)
-    return edited(state, stage="over", pending=[], hands=hands,
-                  explorers=explorers or [0] * players, temple=temple or OPEN,
+    temple = temple or OPEN
+    return edited(state, stage="over", pending=[], hands=hands, sealed=None, sent=[0] * players,
+                  row=[None] * 4, rocks_placed=sum(map(sum, temple.values())),
+                  explorers=explorers or [0] * players, temple=temple,
                   totems=totems or [[] for _ in range(players)],
                   copies=copies or [[] for _ in range(players)])
 

@@ -132,7 +132,10 @@ def test_totem_take_explorers():
     # The camp held only the 4 explorers player 0 had just put there.
     assert state.explorers[0] == 6 - 4 + 2 and state.camp == 4 - 2
     poor = _after_takes([TOTEM[0]] + PLAIN[:3], [9, 1, 2, 5, 6], camp=1)
-    poor = edited(poor, in_temple=[0, 3, 2, 1])  # player 0's explorers do not reach the camp
+    # Player 0's explorers do not reach the camp (they went home; the others' make up the count).
+    explorers = list(poor.explorers)
+    explorers[3] += sum(poor.in_temple) - 6
+    poor = edited(poor, in_temple=[0, 3, 2, 1], camp=1, explorers=explorers)
     play(poor, "0: take A", "0: totem 9")
     assert poor.explorers[0] == 2 + 1 and poor.camp == 0
 

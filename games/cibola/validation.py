@@ -1,0 +1,160 @@
+"""What a Treasures of Cibola state read back must be: the schema of its JSON (field names,
+types, ranges, lengths) and the invariants no legal play breaks (cards, explorers and totems
+conserved; rocks counted; the decision at hand one that can be made). A state that passes both
+plays on; anything else is a `DataError` naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
+
+import msgspec
+from msgspec import Meta
+
+from games.cibola.components import TREASURES
+from geomsim.reading import index, require, same_items
+
+if TYPE_CHECKING:
+    from games.cibola.rules import CibolaState
+
+Id = Annotated[int, Meta(ge=0, le=100_000)]
+Count = Annotated[int, Meta(ge=0, le=100_000)]
+Ids = Annotated[list[Id], Meta(max_length=10_000)]
+PerPlayer = Annotated[list[Count], Meta(min_length=2, max_length=4)]
+Decision = tuple[Literal["take", "rock", "totem", "move", "copy"], Annotated[int, Meta(ge=0, le=3)], Id | None]
+
+
+class SealedDoc(TypedDict):
+    players: Annotated[list[Annotated[int, Meta(ge=0, le=3)]], Meta(max_length=4)]
+    choices: Annotated[dict[Annotated[str, Meta(pattern="^[0-3]$")], Count], Meta(max_length=4)]
+
+
+class OptionsDoc(TypedDict):
+    copy_totem: bool
+
+
+class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """The JSON of a Cibola state (`CibolaState.to_dict` and the history)."""
+
+    round: Count
+    stage: Literal["send", "obtain", "round-end", "final", "over"]
+    torch: Annotated[int, Meta(ge=0, le=3)]
+    explorers: PerPlayer
+    camp: Count
+    in_temple: PerPlayer
+    row: Annotated[list[Id | None], Meta(min_length=4, max_length=4)]
+    box: Ids
+    sent: PerPlayer | None
+    order: Annotated[list[Annotated[int, Meta(ge=0, le=3)]], Meta(max_length=4)]
+    pending: Annotated[list[Decision], Meta(max_length=1_000)]
+    last_taker: Annotated[int, Meta(ge=0, le=3)] | None
+    hands: Annotated[list[Ids], Meta(max_length=4)]
+    totems: Annotated[list[Ids], Meta(max_length=4)]
+    copies: Annotated[list[Ids], Meta(max_length=4)]
+    offer: Ids
+    used: Ids
+    temple: dict[Literal[TREASURES], Annotated[list[bool], Meta(max_length=1_000)]]  # type: ignore[valid-type]
+    rocks_placed: Count
+    options: OptionsDoc
+    deck: Ids
+    boxed_totems: Ids
+    sealed: SealedDoc | None
+    components: dict[str, Any] | None
+    history: msgspec.Raw = msgspec.Raw(b"[]")
+
+
+class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """A Cibola setup (`Cibola.new_state`): every field may be left out."""
+
+    # Types and sizes only: `validate_setup` says what is wrong with a value of the right type.
+    players: int | None = None
+    deck: Annotated[list[int], Meta(max_length=10_000)] | None = None
+    totems: Annotated[list[int], Meta(max_length=10_000)] | None = None
+    boxed_totems: Annotated[list[int], Meta(max_length=10_000)] | None = None
+    torch: int | None = None
+    explorers: Annotated[list[int], Meta(max_length=4)] | None = None
+    camp: int | None = None
+    options: OptionsDoc | None = None
+    components: dict[str, Any] | None = None
+    data: str | None = None
+
+
+def check_counts(data: dict[str, Any]) -> int:
+    """The number of players (that of ``explorers``), the same in every per-player field."""
+    players = len(data["explorers"])
+    for name in ("in_temple", "hands", "totems", "copies", "sent"):
+        if data[name] is not None:
+            require(len(data[name]) == players, name, f"{len(data[name])} entries for {players} players")
+    for name in ("torch", "last_taker"):
+        if data[name] is not None:
+            index(data[name], players, name, "player")
+    for i, p in enumerate(data["order"]):
+        index(p, players, f"order[{i}]", "player")
+    for i, (_, p, _) in enumerate(data["pending"]):
+        index(p, players, f"pending[{i}][1]", "player")
+    return players
+
+
+def check_items(data: dict[str, Any], comp: Any, pool: list[int]) -> None:
+    """Cards, explorers and totems conserved, rocks counted (`pool`: the totem ids in play):
+    `DataError` naming the field that breaks one."""
+    found = data["deck"] + [c for c in data["row"] if c is not None] + data["box"]
+    same_items(found + [c for hand in data["hands"] for c in hand], [c.id for c in comp.cards], "deck", "cards")
+    explorers = sum(data["explorers"]) + data["camp"] + sum(data["in_temple"])
+    require(explorers == comp.explorers, "explorers",
+            f"{explorers} explorers in the game, not the components' {comp.explorers}")
+    taken = [t for ts in data["totems"] for t in ts]
+    same_items(data["offer"] + data["boxed_totems"] + taken, pool, "offer", "totems")
+    require(set(data["used"]) <= set(taken), "used", "only totems a player took are used")
+    require(all(t in pool for ts in data["copies"] for t in ts), "copies", "a copy is of a totem in play")
+    temple = data["temple"]
+    require(set(temple) == set(TREASURES), "temple", f"one column per treasure: {', '.join(TREASURES)}")
+    for column, name in zip(comp.columns, TREASURES):
+        chambers = temple[name]
+        require(len(chambers) == len(column.values), f"temple.{name}",
+                f"{len(chambers)} chambers, not the {len(column.values)} of the components")
+        require(not all(chambers), f"temple.{name}", "the last chamber of a column is never covered")
+    covered = sum(map(sum, temple.values()))
+    rocks = data["rocks_placed"]
+    require(covered == rocks <= comp.rocks, "rocks_placed",
+            f"{rocks} rocks placed, {covered} chambers covered, {comp.rocks} rocks in the box")
+    for i, (kind, _, arg) in enumerate(data["pending"]):
+        _check_decision(comp, kind, arg, f"pending[{i}]")
+
+
+def check_stage(state: CibolaState) -> None:
+    """The stage, the sealed send and the decision at hand agree: `DataError` otherwise."""
+    _check_stage(state, state.num_players)
+
+
+def _check_stage(state: CibolaState, players: int) -> None:
+    """The stage, the sealed send and the decisions at hand agree."""
+    stage = state.stage
+    if stage == "send":
+        require(state.sealed is not None, "sealed", "the send is sealed while sending")
+        require(state.sealed.players == tuple(range(players)), "sealed.players", "every player sends")
+        for p, n in state.sealed.choices.items():
+            index(p, players, "sealed.choices", "player")
+            require(n <= state.explorers[p], f"sealed.choices.{p}", f"{n} explorers sent of {state.explorers[p]}")
+        require(not state.pending and state.to_move(), "pending", "no decision at hand while sending")
+    else:
+        require(state.sealed is None, "sealed", f"no sealed send in stage {stage}")
+    if stage in ("obtain", "round-end", "final"):  # these stages pass at once without one
+        require(bool(state.pending), "pending", f"a decision is at hand in stage {stage}")
+    if stage == "over":
+        require(not state.pending, "pending", "no decision at hand once the game is over")
+    if state.pending:
+        kind, _, arg = state.pending[0]
+        require(state._possible(kind, arg), "pending[0]", f"the {kind} decision at hand cannot be made")
+
+
+def _check_decision(comp: Any, kind: str, arg: Any, path: str) -> None:
+    if kind == "take":
+        require(arg is None, path, "a take names no card")
+    elif kind in ("rock", "totem"):
+        require(arg in comp._cards and comp.card(arg).symbol == kind, path,  # type: ignore[attr-defined]
+                f"the {kind} decision names a card with a {kind} symbol")
+    else:
+        wanted = "move-rock" if kind == "move" else "copy"
+        require(arg in comp._totems and comp.totem(arg).kind == wanted, path,  # type: ignore[attr-defined]
+                f"the {kind} decision names a {wanted} totem")

@@ -57,7 +57,11 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the harness games")
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few iterations, only to prove the script runs (the tests do)")
     args = parser.parse_args()
+    if args.smoke:
+        args.scale, args.repeat, args.rounds = 0.05, 2, 1
     if args.json or not args.compare:
         figures = measure(args.scale, args.repeat)
         print(json.dumps(figures) if args.json else "\n".join(f"{k:32} {v:10.3f}" for k, v in figures.items()))

@@ -122,15 +122,15 @@ def _play_checked(state: State, seed: int, checked_steps: int, max_steps: int, s
     game, players = state.game, state.num_players
     moves, probe = _rngs(seed)
     seen: list[tuple[Player, Action]] = []
-    checked = 0  # thorough checks made; copies are checked at the 1st, 2nd, 4th, 8th, ... and last
+    thorough_checks = 0  # copies are checked at the 1st, 2nd, 4th, 8th, ... and at the end
     for step in range(max_steps):
         fail = _failer(seed, step)
         checked = step < checked_steps
         thorough = checked and step % thorough_every == 0
         if thorough or (checked and state.is_over()):
             _check_json(game, state, fail)
-            checked += 1
-            if checked & (checked - 1) == 0 or state.is_over():
+            thorough_checks += 1
+            if thorough_checks & (thorough_checks - 1) == 0 or state.is_over():
                 _check_copies(state, fail)
         if state.is_over():
             break

@@ -8,10 +8,14 @@ import re
 import shlex
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
+# One worker runs them all, in order: later commands read what earlier ones wrote (setup.json).
+pytestmark = pytest.mark.xdist_group("readme")
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 # What a newcomer's clone holds beside the README that its commands name.
@@ -39,6 +43,14 @@ def cli_commands() -> list[str]:
     return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
 
 
+def server_commands() -> list[str]:
+    """The `geomsim serve` commands of the README's other shell blocks (they run until stopped)."""
+    quick = set(quick_start())
+    lines = [line.split("  #", 1)[0].strip() for b in blocks("sh") if b.strip() not in quick
+             for line in b.splitlines()]
+    return [line for line in lines if line.startswith("geomsim serve")]
+
+
 def main_job() -> str:
     """The Quick start's first command with its install step left out (the tests run installed)."""
     steps = [s.strip() for s in quick_start()[0].split("&&")]
@@ -56,8 +68,13 @@ def newcomer(tmp_path_factory) -> Path:
     return here
 
 
+def _env() -> dict[str, str]:
+    # BROWSER: `--open` hands the address to `true` instead of starting a browser.
+    return {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg", "BROWSER": "true"}
+
+
 def run(command: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    env = _env()
     done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, f"{command!r} failed ({done.returncode}):\n{done.stderr[-2000:]}"
@@ -87,3 +104,37 @@ def test_the_python_api_block_runs(newcomer):
     done = run(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}", newcomer)
     assert "legal" in done.stdout
     assert (newcomer / "moment.png").exists()
+
+
+def test_every_server_command_serves_its_page(newcomer):
+    """Each `geomsim serve` line of the README starts, prints its address, and answers there
+    with the page (on a free port where the line names none, so that runs do not collide)."""
+    pytest.importorskip("starlette")
+    commands = server_commands()
+    assert commands, "the README shows how to start the web app"
+    for command in commands:
+        if "--port" not in command:
+            command += " --port 0"
+        server = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=newcomer, env=_env(),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = server.stdout.readline()
+            url = re.search(r"http://\S+/", line)
+            assert url, f"{command!r} printed {line!r}; stderr: {server.stderr.read()[-2000:]}"
+            page = _get(url.group(0))
+            assert "<html" in page.lower(), page[:200]
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def _get(url: str, seconds: float = 30) -> str:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as answer:
+                return answer.read().decode()
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

@@ -392,7 +392,7 @@ def test_a_broken_batch_record_is_one_line_naming_it(tmp_path, capsys) -> None:
     (tmp_path / "batch.json").write_text('{"game": "toy-bid",\n  "players": }\n')
     code, _, err = run(args, capsys)
     assert code == 2 and err.strip() == (f"geomsim: error: {tmp_path}/batch.json: line 2, "
-                                         "column 14: Expecting value")
+                                         "column 14: not JSON: invalid character")
 
 
 def test_resume_never_shrinks_a_batch_below_its_rows(reference: list[dict], tmp_path: Path,

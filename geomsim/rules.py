@@ -133,6 +133,10 @@ class Event:
             index(player, players, join(path, "player"), "player")
         if not isinstance(data, dict):
             raise DataError(join(path, "data"), f"expected a mapping, got {short(data)}")
+        try:  # what is read must write back: no number JSON can hold but the writer cannot
+            dumps(data)
+        except ValueError as e:
+            raise DataError(join(path, "data"), str(e)) from None
         return cls(kind, player, data)
 
 

@@ -134,8 +134,9 @@ def build_components(data: Mapping[str, Any]) -> Components:
     if not isinstance(souls, Mapping):
         _fail("souls", f"expected an object with kinds and per_kind, got {short(souls)}")
     kinds = souls.get("kinds")
-    if (not isinstance(kinds, list) or not kinds or len(set(kinds)) != len(kinds)
-            or not all(isinstance(k, str) and k.isidentifier() for k in kinds)):
+    if (not isinstance(kinds, list) or not kinds
+            or not all(isinstance(k, str) and k.isidentifier() for k in kinds)
+            or len(set(kinds)) != len(kinds)):
         _fail("souls.kinds", f"expected distinct one-word names, got {short(kinds)}")
     stall = data["stall_limit"]
     comp = Components(

@@ -15,6 +15,7 @@ import lzma
 import sys
 import time
 import traceback
+from pathlib import Path
 
 
 def run_scenarios(files: list[str]) -> None:
@@ -64,6 +65,14 @@ def emit(**fields: object) -> None:
     print(json.dumps(fields), flush=True)
 
 
+def peak_kb() -> int:
+    """This process's peak resident memory since its exec (VmHWM; ``ru_maxrss`` would count
+    the pages of the parent it was forked from)."""
+    status = Path("/proc/self/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
 if __name__ == "__main__":
     mode, *args = sys.argv[1:]
     run_scenarios(args) if mode == "scenarios" else run_states(args[0])
+    emit(peak_kb=peak_kb())

@@ -7,6 +7,7 @@ discs against rectangles that cost about a microsecond per pose.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,11 @@ class Pose:
     def __post_init__(self) -> None:
         for name in ("x", "y", "heading"):
             value = getattr(self, name)
-            if not np.isfinite(value):
+            try:
+                finite = math.isfinite(value)  # a Python number: cheaper than a numpy call
+            except TypeError:
+                finite = np.isfinite(value)
+            if not finite:
                 raise ValueError(f"pose {name} must be a finite number, not {value!r}")
 
     def __str__(self) -> str:

@@ -113,12 +113,11 @@ class Board:
     # What the rules derive from the board, kept while it is judged again and again (a board
     # is not changed once made: treat its sequences as immutable).
     _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
-    # What `grown` and `kept` made, with what they were made from; and the same of the board
-    # this one follows (`follow`).
-    _made: dict[Any, tuple[tuple, Any]] = field(default_factory=dict, init=False, repr=False,
-                                                compare=False)
-    _before: dict[Any, tuple[tuple, Any]] = field(default_factory=dict, init=False, repr=False,
-                                                  compare=False)
+    # What `extended` (`grown`) and `kept` made, with what they were made from (a tuple of the
+    # sources, then the value); and the same of the board this one follows (`follow`).
+    _made: dict[Any, tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _before: dict[Any, tuple] = field(default_factory=dict, init=False, repr=False,
+                                      compare=False)
 
     def memo(self, key: Any, make: Callable[[], Any]) -> Any:
         """`make()`, computed once per board and key."""
@@ -127,7 +126,8 @@ class Board:
         return self._memo[key]
 
     def follow(self, previous: Board | None) -> Board:
-        """This board, allowed to take over what `grown` and `kept` made for `previous` (the
+        """This board, allowed to take over what `extended` (`grown`) and `kept` made for
+        `previous` (the
         board of the same game before the last change) where it still holds; returns self."""
         if previous is not None and previous.table is self.table:
             # What `previous` did not make itself, it may hand on from the board it followed.
@@ -138,16 +138,31 @@ class Board:
         """`make(items)`, an array whose last axis runs over `items`, once per board; when the
         board followed has it for the first of these very items (compared by identity), only
         the items added since are made and appended."""
-        if key not in self._made:
-            done, value = self._before.get(key, ((), None))
+        made = self._made.get(key)
+        if made is not None:
+            return made[2]
+        return self.extended(key, (), items, lambda new, start: make(new), _append)
+
+    def extended(self, key: Any, fixed: Sequence[Any], items: Sequence[Any],
+                 make: Callable[[Sequence[Any], int], Any], join: Callable[[Any, Any], Any]) -> Any:
+        """`make(items, 0)` once per board: a value made piece by piece of `items` (numbered
+        from 0) and of the `fixed` sources. When the board followed made it from these very
+        `fixed` sources and the first n of these very `items` (all compared by identity), the
+        value is that one joined with ``make(items[n:], n)``, the part of the items added
+        since: ``join(value, part)`` (so `make` of a part and `join` must give what `make` of
+        the whole does)."""
+        made = self._made.get(key)
+        if made is None:
+            was, done, value = self._before.get(key, ((), (), None))
             n = len(done)
-            if value is not None and n <= len(items) and all(map(operator.is_, done, items)):
+            if (value is not None and n <= len(items) and len(was) == len(fixed)
+                    and all(map(operator.is_, was, fixed)) and all(map(operator.is_, done, items))):
                 if n < len(items):
-                    value = np.concatenate([value, make(items[n:])], axis=-1)
+                    value = join(value, make(items[n:], n))
             else:
-                value = make(items)
-            self._made[key] = (tuple(items), value)
-        return self._made[key][1]
+                value = make(items, 0)
+            made = self._made[key] = (tuple(fixed), tuple(items), value)
+        return made[2]
 
     def kept(self, key: Any, sources: Sequence[Any], make: Callable[[], Any]) -> Any:
         """`make()` once per board, or the value the board followed made from these very
@@ -170,6 +185,11 @@ class Board:
     def markers(self) -> list[tuple[str, int, Pose]]:
         """Every marker on the table as (expedition, index in it, pose)."""
         return [(e, i, p) for e, poses in self.expeditions.items() for i, p in enumerate(poses)]
+
+
+def _append(value: Any, part: Any) -> Any:
+    """Arrays joined along their last axis (what `Board.grown` appends)."""
+    return np.concatenate([value, part], axis=-1)
 
 
 class Recent(OrderedDict):
@@ -319,8 +339,10 @@ def end_camps(board: Board, expedition: str) -> frozenset[int]:
     poses = board.expeditions.get(expedition) or ()
     if not poses or not board.camps:
         return frozenset()
-    return board.kept(("end camps", expedition), (poses[-1], *board.camps), lambda: frozenset(
-        covered_camps(board, poses[-1])))
+    # While the end stays, only the base camps built since are asked about.
+    return board.extended(("end camps", expedition), poses[-1:], board.camps,
+                          lambda camps, start: frozenset(covered_camps(board, poses[-1], start)),
+                          operator.or_)
 
 
 def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, float, float]]:
@@ -654,18 +676,24 @@ def touched(table: Table, pose: Pose) -> tuple[list[str], list[str]]:
     return [ids[i] for i in hit if i < n], [geo.mesa_ids[i - n] for i in hit if i >= n]
 
 
-def covered_camps(board: Board, pose: Pose) -> list[int]:
-    """The indices of the base camps a marker at `pose` covers (even partly): the analytic
-    distance decides, shapely's (`_overlapped_camps`) only within `MARGIN` of the limit."""
+def covered_camps(board: Board, pose: Pose, start: int = 0) -> list[int]:
+    """The indices of the base camps a marker at `pose` covers (even partly), of those numbered
+    `start` and on: the analytic distance decides, shapely's (`_overlapped_camps`) only within
+    `MARGIN` of the limit."""
     sizes, camps = board.sizes, board.camps
     limit = sizes.base_camp_radius - EPS
+    # The prefilter of `_near` in plain Python for a handful (it has a millimetre to spare).
+    centre, near = complex(pose.x, pose.y), sizes.base_camp_radius + _marker_reach(sizes)
     found = []
-    for i in _near(_camp_discs(board), pose.x, pose.y, _marker_reach(sizes)).tolist():
-        d = _rect_distance(pose, sizes, camps[i].x, camps[i].y)
+    for i in range(start, len(camps)):
+        camp = camps[i]
+        if abs(complex(camp.x, camp.y) - centre) > near:
+            continue
+        d = _rect_distance(pose, sizes, camp.x, camp.y)
         if d <= limit - MARGIN:
             found.append(i)
         elif d <= limit + MARGIN:
-            return [i for i, _ in _overlapped_camps(board, pose)]
+            return [i for i, _ in _overlapped_camps(board, pose) if i >= start]
     return found
 
 
@@ -759,16 +787,22 @@ class PoseCheck:
 class MarkerContext:
     """What the batched marker check needs about one expedition and one player, as arrays.
 
-    Build it with `marker_context`; `obstacles` hold the discs the marker may not overlap as
-    rows (4, m): x, y, radius, rule code (0 = another player's base camp, 1 = a base camp
-    placed this turn, 2 = another expedition's end explorer).
+    Build it with `marker_context`; `rows` are the discs the marker may not overlap, each
+    (x, y, radius, rule code: 0 = another player's base camp, 1 = a base camp placed this
+    turn, 2 = another expedition's end explorer), and `obstacles` the same as an array (4, m).
     """
 
     sizes: Sizes
     expedition: str
     target: tuple[float, float, float]
     start: tuple[float, float, float] | None  # the start mark, once the expedition has started
-    obstacles: Array  # (4, m)
+    rows: tuple[tuple[float, float, float, int], ...]
+
+    @functools.cached_property
+    def obstacles(self) -> Array:
+        """The obstacles as rows (4, m): x, y, radius, rule code (made when first asked: the
+        random samplers read only `obstacle_list`)."""
+        return np.array(self.rows, dtype=float).T if self.rows else _NO_OBSTACLES
 
     @functools.cached_property
     def centres(self) -> NDArray[np.complex128]:
@@ -805,28 +839,32 @@ def marker_context(board: Board, player: int, expedition: str, near_target: bool
 def _marker_context(board: Board, player: int, expedition: str, near_target: bool
                     ) -> MarkerContext:
     sizes = board.sizes
-    target = expedition_end(board, expedition)
+    target = tx, ty, _ = expedition_end(board, expedition)
     start = ((*board.table.expedition_camp(expedition).start, sizes.start_mark_radius)
              if board.expeditions.get(expedition) else None)
     # A marker covering the target lies within its diagonal of the target's centre.
     reach = math.hypot(sizes.marker_length, sizes.marker_width) if near_target else math.inf
     rows = []
     rc, re_ = sizes.base_camp_radius, sizes.explorer_radius
-    for i in _near(_camp_discs(board), target[0], target[1], reach):
-        rule = _forbidden_camp(board, player, expedition, i)
-        if rule is not None:
-            camp = board.camps[i]
-            rows.append((camp.x, camp.y, rc, _OBSTACLE_RULES.index(rule)))
-    code = _OBSTACLE_RULES.index(EXPLORER_VISIBLE)
-    rows += [(x, y, re_, code) for _, x, y in end_explorers(board, exclude=expedition)
-             if math.hypot(x - target[0], y - target[1]) <= reach + re_]
-    obstacles = np.array(rows, dtype=float).T if rows else _NO_OBSTACLES
-    ctx = MarkerContext(sizes, expedition, target, start, obstacles)
+    # `_near` of the base camps, in plain Python for a handful (abs of a complex number is
+    # `hypot`, which may differ from numpy's `abs` in the last bit: only for a camp a whole
+    # diagonal away from every marker that covers the target, whose verdicts are the same).
+    centre, limit = complex(tx, ty), rc + reach
+    for i, camp in enumerate(board.camps):
+        if abs(complex(camp.x, camp.y) - centre) <= limit:
+            rule = _forbidden_camp(board, player, expedition, i)
+            if rule is not None:
+                rows.append((camp.x, camp.y, rc, _OBSTACLE_RULES.index(rule)))
+    limit, hypot = reach + re_, math.hypot
+    rows += [(x, y, re_, _EXPLORER_CODE) for e, x, y in end_explorers(board)
+             if e != expedition and hypot(x - tx, y - ty) <= limit]
+    ctx = MarkerContext(sizes, expedition, target, start, tuple(rows))
     # The same numbers as `centres` and `reach` make, without the numpy calls.
     ctx.__dict__["obstacle_list"] = [(complex(x, y), r - EPS) for x, y, r, _ in rows]
     return ctx
 
 
+_EXPLORER_CODE = _OBSTACLE_RULES.index(EXPLORER_VISIBLE)
 _NO_OBSTACLES = np.zeros((4, 0))
 
 
@@ -917,44 +955,47 @@ def check_camp_points(board: Board, z: NDArray[np.complex128]) -> PoseCheck:
 
 def first_legal_camps(board: Board, z: NDArray[np.complex128], want: int) -> list[complex]:
     """The first `want` of the base camp centres z = x + iy that `check_camp_points` finds
-    legal, with the same formulas and order of tests, stopping at the `want`-th: for samplers
-    that want one or two of a handful of candidates. The bounding-circle prefilters run in
-    numpy for all candidates at once; shapely and the marker rectangles are asked one
-    candidate at a time, only where a circle comes near."""
+    legal, with the same formulas, stopping at the `want`-th: for samplers that want one or two
+    of a handful of candidates. The bounding-circle prefilters run in numpy for all candidates
+    at once, and shapely's `dwithin` once for every pair of a candidate on the play area and a
+    mesa or tile whose circle it comes near; the marker rectangles are asked in plain Python,
+    one candidate at a time in order, only where a marker's circle comes near."""
     found: list[complex] = []
     if want <= 0 or not len(z):
         return found
     sizes = board.sizes
     r = sizes.base_camp_radius
     d = r - EPS
-    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
     prepared, circles = table_geometry(board.table).blockers
     camps = _camp_discs(board).centre
-    frames, turns = _marker_frames(board)
-    markers, back = frames.centre, np.conj(turns)
     inside = np.abs(z) + r <= sizes.play_area_radius + EPS
     if len(camps):
         inside &= ~(np.abs(z[:, None] - camps) <= 2 * r - EPS).any(axis=1)
-    near = np.abs(z[:, None] - circles.centre) <= circles.radius + d  # mesas' and tiles' circles
-    close = np.abs(z[:, None] - markers) <= _marker_reach(sizes) + d if len(markers) else None
-    hypot = math.hypot
-    for k in np.flatnonzero(inside).tolist():
-        c = complex(z[k])
-        blockers = np.flatnonzero(near[k])
-        if len(blockers) and shapely.dwithin(prepared[blockers], shapely.Point(c.real, c.imag),
-                                             d).any():
-            continue
-        if close is not None:
-            for m in np.flatnonzero(close[k]).tolist():
-                loc = (c - complex(markers[m])) * complex(back[m])
-                if hypot(max(abs(loc.real) - a, 0.0), max(abs(loc.imag) - b, 0.0)) <= d:
-                    break
-            else:
-                found.append(c)
+    # Only the candidates still in the running reach the other tests.
+    keep = inside.nonzero()[0]
+    z = z[keep]
+    i, j = (np.abs(z[:, None] - circles.centre) <= circles.radius + d).nonzero()  # mesas, tiles
+    if len(i):
+        i = i[shapely.dwithin(prepared[j], shapely.points(_xy(z[i])), d)]
+        blocked = np.zeros(len(z), bool)
+        blocked[i] = True
+        z = z[~blocked]
+    if not len(z):
+        return found
+    # The markers in plain Python, candidate by candidate: the first legal ones are near the
+    # front. Each marker's circle (`_marker_reach`, a millimetre to spare) first, then the
+    # analytic distance (`_rect_distance`: the same numbers as `check_camp_points` makes).
+    poses = [pose for laid in board.expeditions.values() for pose in laid]
+    close = _marker_reach(sizes) + d
+    for c in z.tolist():
+        for pose in poses:
+            if (abs(complex(pose.x, pose.y) - c) <= close
+                    and _rect_distance(pose, sizes, c.real, c.imag) <= d):
+                break
         else:
             found.append(c)
-        if len(found) >= want:
-            break
+            if len(found) >= want:
+                break
     return found
 
 
@@ -1017,14 +1058,24 @@ def covering_candidates(ctx: MarkerContext, rng: np.random.Generator, n: int
     p = x + iy, headings as unit complex numbers e, and in radians (uniform heading, the
     target's centre uniform in the shrunk rectangle)."""
     tx, ty, tr = ctx.target
-    half_along, half_across = cover_room(ctx.sizes, tr)
+    side, half = _cover_sides(ctx.sizes, tr)
     turn = (2.0 * np.pi) * rng.random(n)
     e = np.exp(1j * turn)
     # The target's centre lies at q in the marker's frame, inside the shrunk rectangle: the
     # marker covers it (rounding moves it by ~1e-14 mm, well within EPS).
-    q = (rng.random((n, 2)) * (2.0 * half_along, 2.0 * half_across)
-         - (half_along, half_across)).view(np.complex128).ravel()
+    q = (rng.random((n, 2)) * side - half).view(np.complex128).ravel()
     return complex(tx, ty) - q * e, e, turn
+
+
+@functools.lru_cache(maxsize=64)
+def _cover_sides(sizes: Sizes, radius: float) -> tuple[Array, Array]:
+    """The sides and half-sides (along, across) of the region of a marker where the centre of
+    a disc of `radius` must lie for the marker to cover it (`cover_room`), as arrays (kept:
+    made once per size, read-only)."""
+    half = np.array(cover_room(sizes, radius))
+    side = 2.0 * half
+    half.flags.writeable = side.flags.writeable = False
+    return side, half
 
 
 def first_legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int, want: int

@@ -382,11 +382,11 @@ class AnasaziState(State):
 
     def markers_left(self) -> int:
         """Expedition markers still in the supply."""
-        return self.sizes.markers - sum(len(p) for p in self.expeditions.values())
+        return self.table.sizes.markers - sum(map(len, self.expeditions.values()))
 
     def camps_left(self, player: int) -> int:
         """Base camp markers `player` has not built yet."""
-        return self.sizes.base_camps_per_player - sum(1 for c in self.camps if c.owner == player)
+        return self.table.sizes.base_camps_per_player - [c.owner for c in self.camps].count(player)
 
     def towers_on_table(self, mesa: str | None = None) -> list[str]:
         """The sectors that still hold a tower (on one mesa, if given), in the table's order."""

@@ -235,6 +235,10 @@ class FiniteActionSpace(ActionSpace):
     def sample(self, rng: np.random.Generator, k: int = 1) -> list[Action]:
         if not self._actions:
             return []
+        if k == 1:
+            # What `choice(n, size=1, replace=False)` draws (one bounded integer), without its
+            # overhead: the same action from the same random numbers.
+            return [self._actions[int(rng.integers(len(self._actions)))]]
         picks = rng.choice(len(self._actions), size=min(k, len(self._actions)), replace=False)
         return [self._actions[i] for i in picks]
 

@@ -96,6 +96,11 @@ class Camp:
     x: float
     y: float
 
+    @functools.cached_property
+    def centre(self) -> complex:
+        """The centre as a complex number x + iy (kept: the samplers ask again and again)."""
+        return complex(self.x, self.y)
+
 
 @dataclass(frozen=True)
 class Board:
@@ -687,7 +692,7 @@ def covered_camps(board: Board, pose: Pose, start: int = 0) -> list[int]:
     found = []
     for i in range(start, len(camps)):
         camp = camps[i]
-        if abs(complex(camp.x, camp.y) - centre) > near:
+        if abs(camp.centre - centre) > near:
             continue
         d = _rect_distance(pose, sizes, camp.x, camp.y)
         if d <= limit - MARGIN:
@@ -851,7 +856,7 @@ def _marker_context(board: Board, player: int, expedition: str, near_target: boo
     # diagonal away from every marker that covers the target, whose verdicts are the same).
     centre, limit = complex(tx, ty), rc + reach
     for i, camp in enumerate(board.camps):
-        if abs(complex(camp.x, camp.y) - centre) <= limit:
+        if abs(camp.centre - centre) <= limit:
             rule = _forbidden_camp(board, player, expedition, i)
             if rule is not None:
                 rows.append((camp.x, camp.y, rc, _OBSTACLE_RULES.index(rule)))
@@ -1059,11 +1064,13 @@ def covering_candidates(ctx: MarkerContext, rng: np.random.Generator, n: int
     target's centre uniform in the shrunk rectangle)."""
     tx, ty, tr = ctx.target
     side, half = _cover_sides(ctx.sizes, tr)
-    turn = (2.0 * np.pi) * rng.random(n)
+    # One draw of the numbers that `random(n)` then `random((n, 2))` give, in the same order.
+    u = rng.random(3 * n)
+    turn = (2.0 * np.pi) * u[:n]
     e = np.exp(1j * turn)
     # The target's centre lies at q in the marker's frame, inside the shrunk rectangle: the
     # marker covers it (rounding moves it by ~1e-14 mm, well within EPS).
-    q = (rng.random((n, 2)) * side - half).view(np.complex128).ravel()
+    q = (u[n:].reshape(n, 2) * side - half).view(np.complex128).ravel()
     return complex(tx, ty) - q * e, e, turn
 
 

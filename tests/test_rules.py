@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from geomsim.rules import (
     ENGINE_TURN_RULE,
@@ -134,6 +136,17 @@ def test_finite_space_samples_without_repeats():
     picks = space.sample(np.random.default_rng(0), 10)
     assert sorted(a.cell for a in picks) == [0, 1, 2, 3, 4]
     assert len(space) == 5 and Mark(3) in space and space.finite
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**32 - 1))
+def test_finite_space_samples_one_as_choice_does(n, seed):
+    """A sample of one draws what `choice(n, 1, replace=False)` draws: the same action, and the
+    random numbers after it are the same (so games replay as before)."""
+    space = FiniteActionSpace([Mark(i) for i in range(n)])
+    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    assert space.sample(ours, 1) == [space[int(theirs.choice(n, size=1, replace=False)[0])]]
+    assert ours.random() == theirs.random()
 
 
 def test_continuous_space_adds_discrete_actions_when_short():

@@ -238,3 +238,62 @@ def test_a_following_board_derives_what_a_fresh_one_does(made, data):
 
 def _poses(data):
     return [Pose(*_near((0.0, 0.0), data.draw), data.draw(angle)) for _ in range(5)]
+
+
+def _context(ctx):
+    return ctx.target, ctx.start, ctx.rows, ctx.obstacle_list, ctx.obstacles.tolist()
+
+
+def _obstacle_camps(board, player, expedition):
+    """The base camps a marker context must hold, found afresh with numpy: those whose disc
+    comes within the marker's diagonal of the target, where `_forbidden_camp` forbids them."""
+    x, y, _ = lg.expedition_end(board, expedition)
+    if not board.camps:
+        return []
+    centres = np.array([complex(c.x, c.y) for c in board.camps])
+    sizes = board.sizes
+    near = np.abs(centres - complex(x, y)) <= sizes.base_camp_radius + math.hypot(
+        sizes.marker_length, sizes.marker_width)
+    return [(board.camps[i].x, board.camps[i].y) for i in np.flatnonzero(near)
+            if lg._forbidden_camp(board, player, expedition, int(i)) is not None]
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6))
+def test_the_boards_of_a_game_derive_what_fresh_boards_do(seed):
+    """Along a random 4-player game, at every step: the board the state made (following the
+    board before, taking over what it derived) and a board made afresh from the same pieces
+    give the same marker context for every player and expedition (target, start mark,
+    obstacles and their rule codes), the same camps under each expedition's end
+    (`anasazi/4.2/end-on-camp`), the same covered camps and the same legal candidate camps;
+    and each context holds exactly the camps that numpy finds near the target and forbidden
+    (`anasazi/4.2/other-camp`, `anasazi/4.2/new-camp`)."""
+    from games.anasazi import GAME
+
+    state = GAME.new_state(4, seed=seed)
+    rng = np.random.default_rng(seed)
+    probe = np.random.default_rng(seed + 1)
+    steps = 0
+    while not state.is_over():
+        board = state.board()
+        fresh = Board(board.table, board.camps, board.expeditions, board.fresh)
+        ids = [e.id for e in board.table.expedition_camps]
+        for player in range(4):
+            for e in ids:
+                ours = lg.marker_context(board, player, e)
+                assert _context(ours) == _context(lg.marker_context(fresh, player, e))
+                assert [(x, y) for x, y, _, code in ours.rows if code < 2] == _obstacle_camps(
+                    fresh, player, e)
+        for e in ids:
+            assert lg.end_camps(board, e) == lg.end_camps(fresh, e)
+            for pose in board.expeditions.get(e, ())[-1:]:
+                start = int(probe.integers(len(board.camps) + 1))
+                assert lg.covered_camps(board, pose, start) == [
+                    i for i in lg.covered_camps(fresh, pose) if i >= start]
+        radius = board.sizes.play_area_radius
+        z = probe.uniform(-radius, radius, (16, 2)).view(np.complex128).ravel()
+        assert lg.first_legal_camps(board, z, 16) == z[lg.check_camp_points(fresh, z).ok].tolist()
+        player = state.to_move()[0]
+        state.apply(state.legal_actions(player).sample(rng, 1)[0], player)
+        steps += 1
+    assert steps > 40 and state.camps and sum(map(len, state.expeditions.values())) > 10

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 import geomsim
 from games.anasazi.legality import (
     check_camp_points,
+    cover_room,
+    covering_candidates,
     first_legal_camps,
     first_legal_marker_poses,
     legal_marker_poses,
@@ -74,3 +76,19 @@ def test_first_legal_camps_match_the_batched_check(boards, which, seed, n):
     batched = z[check_camp_points(board, z).ok].tolist()
     assert first_legal_camps(board, z, want=n) == batched
     assert first_legal_camps(board, z, want=1) == batched[:1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 5), st.sampled_from(["E1", "E2", "E3", "E6"]), st.integers(0, 2**32 - 1),
+       st.integers(1, 100))
+def test_covering_candidates_draw_as_two_calls_would(boards, which, expedition, seed, n):
+    """The candidates are drawn in one call: headings from the first n numbers, offsets from the
+    next 2n, exactly as `random(n)` then `random((n, 2))` give them (the same poses as before)."""
+    ctx = marker_context(boards[which].board(), 0, expedition)
+    p, e, turn = covering_candidates(ctx, np.random.default_rng(seed), n)
+    rng = np.random.default_rng(seed)
+    expected_turn = (2.0 * np.pi) * rng.random(n)
+    half = np.array(cover_room(ctx.sizes, ctx.target[2]))
+    q = (rng.random((n, 2)) * 2.0 * half - half).view(np.complex128).ravel()
+    expected = complex(ctx.target[0], ctx.target[1]) - q * np.exp(1j * expected_turn)
+    assert (turn == expected_turn).all() and (p == expected).all()

@@ -149,6 +149,22 @@ def test_finite_space_samples_one_as_choice_does(n, seed):
     assert ours.random() == theirs.random()
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_harness_chooses_as_when_it_drew_the_only_mover(seed):
+    """With one player to move, the harness does not ask the generator for the mover: the
+    action and the random numbers after it are those of asking it (`integers(1)` draws none)."""
+    from geomsim.testing import _choose
+
+    state = GRID.new_state(players=2, seed=0)
+    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    movers = state.to_move()
+    assert len(movers) == 1
+    player = movers[int(theirs.integers(len(movers)))]
+    assert _choose(state, ours, 2) == (player, state.legal_actions(player).sample(theirs, 2))
+    assert ours.random() == theirs.random()
+
+
 def test_continuous_space_adds_discrete_actions_when_short():
     space = ContinuousActionSpace(lambda rng, k: [], discrete=[Mark(1)])
     assert space.sample(np.random.default_rng(0), 3) == [Mark(1)]

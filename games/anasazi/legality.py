@@ -676,7 +676,7 @@ def touched(table: Table, pose: Pose) -> tuple[list[str], list[str]]:
     near = _near(circles, pose.x, pose.y, _marker_reach(table.sizes))
     if not len(near):
         return [], []
-    hit = near[shapely.intersects(prepared[near], marker_polygon(pose, table.sizes))]
+    hit = near[shapely.intersects(prepared[near], marker_polygon(pose, table.sizes))].tolist()
     ids, n = geo.sector_ids, len(geo.sector_ids)
     return [ids[i] for i in hit if i < n], [geo.mesa_ids[i - n] for i in hit if i >= n]
 

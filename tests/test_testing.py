@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from geomsim.rules import FiniteActionSpace
+from geomsim.rules import ContinuousActionSpace, FiniteActionSpace
 from geomsim.testing import (
     HarnessFailure,
     check_playouts,
@@ -120,6 +120,26 @@ def test_catches_legal_actions_listed_otherwise_after_json():
     def new_state(self, players=2, seed=None, setup=None):
         state = made(self, players, seed, setup)
         state.backwards = True
+        return state
+
+    expect_failure(broken_class(type(game), {"new_state": new_state})(), "json-round-trip")
+
+
+def test_catches_a_finite_space_read_back_as_continuous():
+    """A state read back offers its legal marks as a continuous space: a failure of the
+    round trip, not a crash of the harness (a continuous space cannot be listed)."""
+    def legal(self, player):
+        cells = [Mark(i) for i, v in enumerate(self.board) if v is None]
+        if getattr(self, "made", False):
+            return FiniteActionSpace(cells)
+        return ContinuousActionSpace(lambda rng, k: cells[:k])
+
+    game = broken_grid(_legal_actions=legal)
+    made = type(game).new_state
+
+    def new_state(self, players=2, seed=None, setup=None):
+        state = made(self, players, seed, setup)
+        state.made = True
         return state
 
     expect_failure(broken_class(type(game), {"new_state": new_state})(), "json-round-trip")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -75,6 +76,24 @@ def test_malformed_json_names_line_and_column(tmp_path, capsys):
     assert main(["setup", "cibola", "--from", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: line 2, column" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("players, problem", [(None, "missing"),
+                                              ("four", "expected the number of players, got 'four'"),
+                                              (True, "expected the number of players, got True")])
+def test_setup_file_without_a_player_count_names_the_field(tmp_path, capsys, players, problem):
+    data = tmp_path / "setup.json"
+    assert main(["setup", "cibola", "-s", "1", "--json", str(data)]) == 0
+    setup = json.loads(data.read_text())
+    if players is None:
+        del setup["players"]
+    else:
+        setup["players"] = players
+    data.write_text(json.dumps(setup))
+    capsys.readouterr()
+    assert main(["setup", "cibola", "--from", str(data), "-o", str(tmp_path / "s.png")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"geomsim: error: {data}: players: {problem}; give it in the file or with --players")
 
 
 def test_console_script_has_no_traceback():

@@ -170,7 +170,7 @@ class Action:
         return construct(cls, {k: v for k, v in obj.items() if k != "kind"}, fields)
 
 
-def construct(cls: type, values: Mapping[str, Any], fields: set[str]) -> Any:
+def construct(cls: type[Action], values: Mapping[str, Any], fields: set[str]) -> Any:
     """``cls(**values)`` for an action read back; `DataError` naming the field for a field
     missing or unknown, a `ValueError` of the action's own checks as a `DataError` too."""
     unknown = sorted(set(values) - fields, key=str)
@@ -190,9 +190,9 @@ def construct(cls: type, values: Mapping[str, Any], fields: set[str]) -> Any:
         raise DataError("", f"{cls.kind} action: {cut(str(e))}") from None
 
 
-@functools.cache
-def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
-    return dataclasses.fields(cls)
+# Typed as a plain callable: mypy takes a class for unhashable where functools.cache wants
+# Hashable arguments (python/mypy#11470).
+_fields: Callable[[type], tuple[dataclasses.Field[Any], ...]] = functools.cache(dataclasses.fields)
 
 
 class ActionSpace(ABC):
@@ -812,8 +812,8 @@ class State(ABC):
             views["evaluate"] = self.evaluate(player)
         if player in self.to_move():
             space = self.legal_actions(player)
-            if space.finite:
-                views["legal_actions"] = [str(a) for a in space]  # type: ignore[attr-defined]
+            if isinstance(space, FiniteActionSpace):
+                views["legal_actions"] = [str(a) for a in space]
         return views
 
     def evaluate(self, player: Player) -> float:

@@ -8,6 +8,7 @@ discs against rectangles that cost about a microsecond per pose.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import shapely
@@ -64,14 +65,15 @@ def rectangles(
     x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float, width: float
 ) -> NDArray[np.object_]:
     """Shapely polygons of many rotated rectangles at once."""
-    return shapely.polygons(rectangle_corners(x, y, heading, length, width))
+    # Corners of shape (n, 4, 2) make an array of n polygons, never a single one.
+    return cast(NDArray[np.object_], shapely.polygons(rectangle_corners(x, y, heading, length, width)))
 
 
 def discs(x: ArrayLike, y: ArrayLike, radius: ArrayLike, quad_segs: int = 16) -> NDArray[np.object_]:
     """Polygonal discs (for drawing and rough areas; exact disc tests use `dwithin` or the
     analytic functions below, because a buffered disc lies inside the true circle)."""
     return shapely.buffer(shapely.points(np.asarray(x, float), np.asarray(y, float)),
-                          radius, quad_segs=quad_segs)
+                          np.asarray(radius, float), quad_segs=quad_segs)
 
 
 # The batched kernels work in complex numbers: a point z = x + iy, a rectangle's centre p and
@@ -124,7 +126,7 @@ def farthest_corner_distance(x: ArrayLike, y: ArrayLike, heading: ArrayLike, len
     return np.sqrt(farthest_corner_sq(local, length / 2.0, width / 2.0))
 
 
-def polygon_coords(geom: shapely.Geometry) -> dict:
+def polygon_coords(geom: shapely.Polygon) -> dict:
     """A polygon as JSON-able rings: {"shell": [[x, y], ...], "holes": [...]}."""
     return {
         "shell": np.asarray(geom.exterior.coords)[:-1].round(6).tolist(),

@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 import numpy as np
-import pyspiel  # type: ignore[import-not-found]
+import pyspiel
 
 from geomsim.registry import load_game
 from geomsim.rules import Game, State

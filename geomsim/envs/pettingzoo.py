@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv  # type: ignore[import-untyped]
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from geomsim.registry import load_game
 from geomsim.rules import Action, Game, IllegalAction, Player, State, Verdict, Violation

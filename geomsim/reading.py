@@ -124,7 +124,11 @@ def _where(text: str | bytes, message: str) -> str:
     return f"line {line}, column {column}: not JSON: {cut(message.removeprefix('JSON is malformed: '))}"
 
 
-def read_file(path: str | os.PathLike, type: type[T] | Any = Any, what: str | None = None) -> T:
+@overload
+def read_file(path: str | os.PathLike[str], type: type[T], what: str | None = ...) -> T: ...
+@overload
+def read_file(path: str | os.PathLike[str], type: Any = ..., what: str | None = ...) -> Any: ...
+def read_file(path: str | os.PathLike[str], type: Any = Any, what: str | None = None) -> Any:
     """The JSON data in the file `path` (checked against `type`): `DataError` naming the
     problem (its line and column), or the limit, which is checked before the file is read;
     `OSError` when it cannot be read."""

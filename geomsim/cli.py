@@ -110,7 +110,10 @@ class LazyGroup(click.Group):
             if e.name and module.startswith(e.name):
                 return None  # the package that would hold it is not installed
             raise  # the command's module is there but broken: say so, not "no such command"
-        return getattr(loaded, attribute)
+        found = getattr(loaded, attribute)
+        if not isinstance(found, click.Command):
+            raise UserError(f"command {name}: {target} is not a click command")
+        return found
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

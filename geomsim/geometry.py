@@ -81,7 +81,8 @@ def discs(x: ArrayLike, y: ArrayLike, radius: ArrayLike, quad_segs: int = 16) ->
 # (one product per point: what counts in the many small batches of a game).
 def headings(heading: ArrayLike) -> NDArray[np.complex128]:
     """Headings in degrees as unit complex numbers, cos + i sin."""
-    return np.exp(1j * np.radians(np.asarray(heading, float)))
+    found: NDArray[np.complex128] = np.exp(1j * np.radians(np.asarray(heading, float)))
+    return found
 
 
 def to_frames(px: ArrayLike, py: ArrayLike, x: ArrayLike, y: ArrayLike, heading: ArrayLike

@@ -23,7 +23,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import msgspec
 import numpy as np
@@ -170,7 +170,10 @@ class Action:
         return construct(cls, {k: v for k, v in obj.items() if k != "kind"}, fields)
 
 
-def construct(cls: type[Action], values: Mapping[str, Any], fields: set[str]) -> Any:
+A = TypeVar("A", bound=Action)
+
+
+def construct(cls: type[A], values: Mapping[str, Any], fields: set[str]) -> A:
     """``cls(**values)`` for an action read back; `DataError` naming the field for a field
     missing or unknown, a `ValueError` of the action's own checks as a `DataError` too."""
     unknown = sorted(set(values) - fields, key=str)
@@ -753,7 +756,8 @@ class State(ABC):
     @property
     def history(self) -> list[tuple[Player, Action, list[Event]]]:
         """(player, action, events) of every action applied, oldest first."""
-        return self.__dict__["_history"]
+        found: list[tuple[Player, Action, list[Event]]] = self.__dict__["_history"]
+        return found
 
     @history.setter
     def history(self, value: list[tuple[Player, Action, list[Event]]]) -> None:
@@ -910,7 +914,7 @@ class State(ABC):
 
             @functools.wraps(determinize)
             def drawn(self: State, player: Player, rng: np.random.Generator) -> State:
-                other = determinize(self, player, rng)
+                other: State = determinize(self, player, rng)
                 other.mark_origin()
                 return other
 

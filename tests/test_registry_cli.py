@@ -130,6 +130,15 @@ def test_a_broken_command_module_is_reported_not_hidden(tmp_path, monkeypatch, c
     assert "No such command 'absent'" in capsys.readouterr().err
 
 
+def test_a_command_entry_that_is_not_a_command_is_named(tmp_path, monkeypatch, capsys):
+    (tmp_path / "notacmd.py").write_text("command = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli_module.LAZY_COMMANDS, "odd", "notacmd:command")
+    assert main(["odd"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "geomsim: error: command odd: notacmd:command is not a click command")
+
+
 # -- outputs: checked before any work, written as ordinary files --------------------------------
 @pytest.mark.parametrize("argv, message", [
     (["setup", "anasazi", "-o", "x.jpg"], "x.jpg: give a name ending in .png, .svg, .pdf"),

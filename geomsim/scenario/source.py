@@ -237,7 +237,8 @@ def _index(loader: yaml.SafeLoader, node: yaml.Node, value: Any, path: FieldPath
 @cache
 def schema() -> dict[str, Any]:
     """The JSON Schema of a scenario file (kinds of expectations and outputs in ``$defs``)."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    found: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return found
 
 
 def part_validator(part: dict[str, Any]) -> jsonschema.protocols.Validator:

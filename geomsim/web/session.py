@@ -367,7 +367,7 @@ class Session:
                           "events": [] if hidden else [self.hooks.describe(e) for e in rec.events]})
         return found
 
-    def view(self) -> JSON:
+    def view(self) -> dict[str, Any]:
         """Everything the page draws: the board, who is to move, the legal actions, the history,
         the expectations, the seats."""
         state = self.state

@@ -8,7 +8,7 @@ discs against rectangles that cost about a microsecond per pose.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import shapely
@@ -127,7 +127,7 @@ def farthest_corner_distance(x: ArrayLike, y: ArrayLike, heading: ArrayLike, len
     return np.sqrt(farthest_corner_sq(local, length / 2.0, width / 2.0))
 
 
-def polygon_coords(geom: shapely.Polygon) -> dict:
+def polygon_coords(geom: shapely.Polygon) -> dict[str, Any]:
     """A polygon as JSON-able rings: {"shell": [[x, y], ...], "holes": [...]}."""
     return {
         "shell": np.asarray(geom.exterior.coords)[:-1].round(6).tolist(),
@@ -135,7 +135,7 @@ def polygon_coords(geom: shapely.Polygon) -> dict:
     }
 
 
-def polygon_from_coords(data: dict | list) -> shapely.Polygon:
+def polygon_from_coords(data: dict[str, Any] | list[Any]) -> shapely.Polygon:
     """The polygon `polygon_coords` wrote (a bare list of points is a shell without holes)."""
     if isinstance(data, list):
         data = {"shell": data, "holes": []}

@@ -126,7 +126,7 @@ def _figure(ax_or_fig: Axes | Figure) -> Figure:
     return fig
 
 
-def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> Path:
+def save(ax_or_fig: Axes | Figure, path: str | os.PathLike[str], dpi: int = 120) -> Path:
     """Save a figure to PNG, SVG or PDF (by the suffix), atomically: all or nothing."""
     fig = _figure(ax_or_fig)
     path = Path(path)

@@ -448,11 +448,11 @@ class _Origin:
         """A fresh state at that moment (its history is as long as the origin's)."""
         return self._make()
 
-    def __deepcopy__(self, memo: dict) -> _Origin:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Origin:
         return self
 
 
-def _again(method: str, args: tuple, kwargs: dict) -> Callable[[], State]:
+def _again(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[[], State]:
     """The call `args[0].method(*args[1:], **kwargs)` to make again (the game's own method)."""
     return functools.partial(getattr(type(args[0]), method), *args, **kwargs)
 
@@ -711,7 +711,7 @@ class State(ABC):
         """An independent copy."""
         return copy.deepcopy(self)
 
-    def __deepcopy__(self, memo: dict) -> State:
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
         """`clone()` where a game defines its own (faster, sharing what never changes), else a
         deep copy of every attribute."""
         if type(self).clone is not State.clone:

@@ -13,7 +13,7 @@ import math
 import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import numpy as np
 
@@ -29,6 +29,7 @@ PROPERTIES = (
 )
 
 
+T = TypeVar("T")
 Fail = Callable[[str, str], NoReturn]  # raises the HarnessFailure of a property, with a message
 
 
@@ -175,7 +176,7 @@ def _failer(seed: int, step: int) -> Fail:
     return fail
 
 
-def _sample(items: list, rng: np.random.Generator, k: int) -> list:
+def _sample(items: list[T], rng: np.random.Generator, k: int) -> list[T]:
     if not items:
         return []
     return [items[i] for i in rng.choice(len(items), size=min(k, len(items)), replace=False)]

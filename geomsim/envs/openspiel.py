@@ -99,7 +99,7 @@ class _Held:
     def __init__(self, state: State | None, own: list[list[int]]):
         self.state, self.own = state, own
 
-    def __deepcopy__(self, memo: dict) -> _Held:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Held:
         return _Held(None if self.state is None else self.state.clone(), [list(o) for o in self.own])
 
 

@@ -168,9 +168,9 @@ def require(ok: bool, path: str, problem: str) -> None:
 
 def index(value: Any, size: int, path: str, what: str = "index") -> int:
     """`value` as an index below `size`; `DataError` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
-        raise DataError(path, f"{what} {short(value)} is not 0 to {size - 1}")
-    return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < size:
+        return value
+    raise DataError(path, f"{what} {short(value)} is not 0 to {size - 1}")
 
 
 def same_items(found: Iterable[Any], expected: Iterable[Any], path: str, what: str) -> None:

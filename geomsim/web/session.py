@@ -117,9 +117,9 @@ class Session:
         """A player number from a request (None: the one player to move)."""
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.start.players:
-            raise WebError(f"player must be 0 to {self.start.players - 1}, not {value!r}")
-        return value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < self.start.players:
+            return value
+        raise WebError(f"player must be 0 to {self.start.players - 1}, not {value!r}")
 
     def _bump(self) -> None:
         self.version += 1

@@ -325,18 +325,18 @@ LAYOUTS = 4  # times a crowded mesa's pueblos are laid out afresh before the att
 
 class _Rooms:
     """Where pueblos may stand on each mesa, buffered once per mesa: `room` keeps
-    `pueblo_margin` from the cliff (counter-clockwise, prepared), `core` the centres of
-    pueblos inside (for the mesa's widest pueblo: narrower ones only gain); the edge of each
-    room is kept as segments with their arc length, to walk along it in numpy."""
+    `pueblo_margin` from the cliff (counter-clockwise, prepared), `core` where inner pueblos
+    are sought (the room shrunk about its centre by about the mesa's widest pueblo); the edge
+    of each room is kept as segments with their arc length, to walk along it in numpy."""
 
     def __init__(self, mesas: np.ndarray, half_widths: np.ndarray, options: LayoutOptions):
         self.room = shapely.orient_polygons(shapely.buffer(mesas, -options.pueblo_margin,
                                                            quad_segs=2))
-        self.core = shapely.buffer(self.room, -half_widths - 3.0, quad_segs=2)
+        self.radius = np.sqrt(shapely.area(self.room) / math.pi)  # of the round room as large
+        self.core = _shrunk(self.room, self.radius, half_widths + 3.0)
         shapely.prepare(self.room)
         shapely.prepare(self.core)
         self.core_bounds = shapely.bounds(self.core)
-        self.radius = np.sqrt(shapely.area(self.room) / math.pi)  # of the round room as large
         coords, ring = shapely.get_coordinates(shapely.get_exterior_ring(self.room),
                                                return_index=True)
         same = ring[1:] == ring[:-1]
@@ -353,6 +353,17 @@ class _Rooms:
         k = np.minimum(np.searchsorted(self.end, s, side="right"), len(self.end) - 1)
         share = (s - self.end[k] + self.seg_length[k]) / self.seg_length[k]
         return self.a[k] + share[..., None] * (self.b[k] - self.a[k])
+
+
+def _shrunk(rooms: np.ndarray, radius: np.ndarray, by: np.ndarray) -> np.ndarray:
+    """Each room scaled about its centroid so that a round room of `radius` would lose `by`
+    all round: where inner pueblos are sought (a wobbly room loses about as much; candidates
+    are judged exactly all the same)."""
+    xy, index = shapely.get_coordinates(shapely.get_exterior_ring(rooms), return_index=True)
+    centre = shapely.get_coordinates(shapely.centroid(rooms))
+    scale = np.clip((radius - by) / radius, 0.0, 1.0)[index, None]
+    shrunk = centre[index] + (xy - centre[index]) * np.maximum(scale, 1e-3)
+    return shapely.polygons(shapely.linearrings(shrunk, indices=index))
 
 
 def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[list[np.ndarray]],

@@ -1,11 +1,11 @@
 """geomsim: exact models of tabletop games under one rules interface."""
 
+from geomsim.reading import DataError
 from geomsim.registry import UnknownGame, list_games, load_game
 from geomsim.rules import (
     Action,
     ActionSpace,
     ContinuousActionSpace,
-    DataError,
     Event,
     FiniteActionSpace,
     Game,

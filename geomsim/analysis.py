@@ -148,8 +148,8 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
 class InlineExecutor(Executor):
     """Runs each task at once in this process (``--workers 1``)."""
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        future: Future = Future()
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
         except Exception as e:
@@ -506,7 +506,7 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
         f = open(path, "a" if resume else "w", encoding="utf-8")
     except OSError as e:
         raise write_error(path, e) from None
-    pending: set[Future] = set()
+    pending: set[Future[Any]] = set()
     try:
         with _sigterm_as_interrupt():
             _play(batch, pool, _Chunker(todo, pool.capacity, chunk), pending, f, rows, bar)
@@ -531,7 +531,7 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
 SYNC_SECONDS = 1.0  # a power loss costs at most the rows of about this long (redone on --resume)
 
 
-def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future], f: Any,
+def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]], f: Any,
           rows: list[dict[str, Any]], bar: Any) -> None:
     """Keep `pool.capacity` tasks in flight; append each finished task's rows to `f`."""
     work = iter(chunker)
@@ -578,7 +578,7 @@ def _append(f: Any, rows: Sequence[dict[str, Any]], sync: bool) -> None:
         raise write_error(f.name, e) from None
 
 
-def _abandon(pool: Pool, pending: set[Future]) -> None:
+def _abandon(pool: Pool, pending: set[Future[Any]]) -> None:
     for future in pending:
         future.cancel()
     pool.abandon()
@@ -637,7 +637,7 @@ def _rate(wins: float, n: int) -> dict[str, Any]:
     return {"games": n, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [low, high]}
 
 
-class Summary(dict):
+class Summary(dict[str, Any]):
     """The summary of a batch (`summarize`): a dict, shown in notebooks as its Markdown tables."""
 
     def _repr_html_(self) -> str:
@@ -661,7 +661,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> Summary:
         wins = sum(_share(r, s) for r in rows)
         seats.append({"seat": s, **_rate(wins, len(rows)),
                       "score": describe([r["scores"][s] for r in rows])})
-    bots: dict[str, dict[str, list]] = {}
+    bots: dict[str, dict[str, list[float]]] = {}
     for r in rows:
         for s, name in enumerate(r["bots"]):
             entry = bots.setdefault(name, {"wins": [], "scores": []})

@@ -22,7 +22,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -50,12 +50,15 @@ class NoLegalAction(RuntimeError):
 
 def _candidates(space: ActionSpace, rng: np.random.Generator, limit: int) -> list[Action]:
     """Every action of a finite space up to `limit` of them, else `limit` sampled ones."""
-    if space.finite and len(space) <= limit:  # type: ignore[arg-type]
-        return list(space)  # type: ignore[call-overload]
+    if isinstance(space, FiniteActionSpace) and len(space) <= limit:
+        return list(space)
     return space.sample(rng, limit)
 
 
-def _pick_best(actions: Sequence[Action], values: Sequence[float],
+Value = TypeVar("Value", float, tuple[float, float])  # a value, or (visits, mean) compared in order
+
+
+def _pick_best(actions: Sequence[Action], values: Sequence[Value],
                rng: np.random.Generator) -> Action:
     """The action of highest value, ties broken with `rng`."""
     best = max(values)
@@ -200,8 +203,8 @@ class ISMCTSBot:
     def choose(self, state: State, player: Player, rng: np.random.Generator) -> Action:
         """The action of `player` most visited at the root after the search."""
         space = state.legal_actions(player)
-        if space.finite and len(space) == 1:  # type: ignore[arg-type]
-            return next(iter(space))  # type: ignore[call-overload]
+        if isinstance(space, FiniteActionSpace) and len(space) == 1:
+            return space[0]
         return self._best(self.search(state, player, rng), state, player, rng)
 
     def search(self, state: State, player: Player, rng: np.random.Generator) -> _Node:
@@ -220,7 +223,7 @@ class ISMCTSBot:
         if not edges:
             return RandomBot().choose(state, player, rng)
         keys = [(e.visits, e.total / max(e.visits, 1)) for _, e in edges]
-        return _pick_best([a for a, _ in edges], keys, rng)  # type: ignore[arg-type]
+        return _pick_best([a for a, _ in edges], keys, rng)
 
     def _iterate(self, root: _Node, state: State, rng: np.random.Generator) -> None:
         """One iteration on the determinization `state` (consumed)."""
@@ -251,8 +254,8 @@ class ISMCTSBot:
         space = state.legal_actions(player)
         edges = node.edges.setdefault(player, {})
         new = None
-        if space.finite:
-            legal = list(space)  # type: ignore[call-overload]
+        if isinstance(space, FiniteActionSpace):
+            legal = list(space)
             untried = [a for a in legal if a not in edges]
             if untried:
                 new = untried[int(rng.integers(len(untried)))]

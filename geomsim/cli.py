@@ -110,7 +110,10 @@ class LazyGroup(click.Group):
             if e.name and module.startswith(e.name):
                 return None  # the package that would hold it is not installed
             raise  # the command's module is there but broken: say so, not "no such command"
-        return getattr(loaded, attribute)
+        found = getattr(loaded, attribute)
+        if not isinstance(found, click.Command):
+            raise UserError(f"command {name}: {target} is not a click command")
+        return found
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -161,11 +164,18 @@ def setup_command(game_name: str, players: int | None, seed: int, source: Path |
     --from, only the diagram, named after the file).
     """
     from geomsim.files import write_text
+    from geomsim.reading import short
 
     game = game_option(game_name)
     setup = read_json(source) if source is not None else None
-    if players is None:
-        players = setup.get("players") if isinstance(setup, dict) else game.max_players
+    if players is None and isinstance(setup, dict):
+        found = setup.get("players")
+        if isinstance(found, bool) or not isinstance(found, int):
+            problem = f"expected the number of players, got {short(found)}" if "players" in setup else "missing"
+            raise UserError(f"{source}: players: {problem}; give it in the file or with --players")
+        players = found
+    elif players is None:
+        players = game.max_players
     if not (json_out or output):
         output = Path(f"{source.stem}.png" if source else f"{game.name}-setup-{seed}.png")
         json_out = None if source else output.with_suffix(".json")

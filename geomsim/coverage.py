@@ -59,5 +59,5 @@ def coverage_markdown(games: Iterable[Game], tests_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _section_key(section: str) -> tuple:
+def _section_key(section: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else 0 for p in section.replace("-", ".").split("."))

@@ -75,7 +75,7 @@ class Deck(Generic[T]):
         return list(self.cards)
 
     @classmethod
-    def from_json(cls, data: Iterable[Any]) -> Deck:
+    def from_json(cls, data: Iterable[Any]) -> Deck[Any]:
         """The deck `to_json` wrote."""
         return cls(list(data))
 

@@ -24,13 +24,13 @@ DIAGRAM_SUFFIXES = (".png", ".svg", ".pdf")  # the formats `geomsim.plotting.sav
 class WriteError(OSError):
     """A file could not be written; the message is one line naming the file meant."""
 
-    def __init__(self, path: str | os.PathLike, cause: OSError):
+    def __init__(self, path: str | os.PathLike[str], cause: OSError):
         super().__init__(f"cannot write {path}: {cause.strerror or cause}")
         self.errno = cause.errno
         self.path = Path(path)
 
 
-def write_error(path: str | os.PathLike, cause: OSError) -> WriteError:
+def write_error(path: str | os.PathLike[str], cause: OSError) -> WriteError:
     """`cause` as a `WriteError` naming `path` (kept as it is if it already names a file)."""
     return cause if isinstance(cause, WriteError) else WriteError(path, cause)
 
@@ -49,7 +49,7 @@ def umask() -> int:
     return mask
 
 
-def fsync_path(path: str | os.PathLike) -> None:
+def fsync_path(path: str | os.PathLike[str]) -> None:
     """Flush a file, or a folder's entries, to the disk (folders: not on Windows, where
     renames are journalled and folders cannot be opened)."""
     if os.name == "nt" and Path(path).is_dir():
@@ -61,7 +61,7 @@ def fsync_path(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def make_folder(folder: str | os.PathLike, target: str | os.PathLike | None = None) -> Path:
+def make_folder(folder: str | os.PathLike[str], target: str | os.PathLike[str] | None = None) -> Path:
     """Make `folder` and its parents if missing; a `WriteError` names `target` (default: the
     folder) and an ancestor that is a file."""
     folder = Path(folder)
@@ -79,7 +79,7 @@ class atomic_path:
     """A context giving a temporary path beside `path` (same suffix), moved onto `path` only
     on success, durably (see the module). Errors are `WriteError`s naming `path`."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
 
     def __enter__(self) -> Path:
@@ -116,7 +116,7 @@ class atomic_path:
         fsync_path(self.path.parent)
 
 
-def write_text(path: str | os.PathLike, text: str) -> Path:
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write a text file (UTF-8) atomically and durably."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import shapely
@@ -69,14 +70,15 @@ def rectangles(
     x: ArrayLike, y: ArrayLike, heading: ArrayLike, length: float, width: float
 ) -> NDArray[np.object_]:
     """Shapely polygons of many rotated rectangles at once."""
-    return shapely.polygons(rectangle_corners(x, y, heading, length, width))
+    # Corners of shape (n, 4, 2) make an array of n polygons, never a single one.
+    return cast(NDArray[np.object_], shapely.polygons(rectangle_corners(x, y, heading, length, width)))
 
 
 def discs(x: ArrayLike, y: ArrayLike, radius: ArrayLike, quad_segs: int = 16) -> NDArray[np.object_]:
     """Polygonal discs (for drawing and rough areas; exact disc tests use `dwithin` or the
     analytic functions below, because a buffered disc lies inside the true circle)."""
     return shapely.buffer(shapely.points(np.asarray(x, float), np.asarray(y, float)),
-                          radius, quad_segs=quad_segs)
+                          np.asarray(radius, float), quad_segs=quad_segs)
 
 
 # The batched kernels work in complex numbers: a point z = x + iy, a rectangle's centre p and
@@ -84,7 +86,8 @@ def discs(x: ArrayLike, y: ArrayLike, radius: ArrayLike, quad_segs: int = 16) ->
 # (one product per point: what counts in the many small batches of a game).
 def headings(heading: ArrayLike) -> NDArray[np.complex128]:
     """Headings in degrees as unit complex numbers, cos + i sin."""
-    return np.exp(1j * np.radians(np.asarray(heading, float)))
+    found: NDArray[np.complex128] = np.exp(1j * np.radians(np.asarray(heading, float)))
+    return found
 
 
 def to_frames(px: ArrayLike, py: ArrayLike, x: ArrayLike, y: ArrayLike, heading: ArrayLike
@@ -129,7 +132,7 @@ def farthest_corner_distance(x: ArrayLike, y: ArrayLike, heading: ArrayLike, len
     return np.sqrt(farthest_corner_sq(local, length / 2.0, width / 2.0))
 
 
-def polygon_coords(geom: shapely.Geometry) -> dict:
+def polygon_coords(geom: shapely.Polygon) -> dict[str, Any]:
     """A polygon as JSON-able rings: {"shell": [[x, y], ...], "holes": [...]}."""
     return {
         "shell": np.asarray(geom.exterior.coords)[:-1].round(6).tolist(),
@@ -137,7 +140,7 @@ def polygon_coords(geom: shapely.Geometry) -> dict:
     }
 
 
-def polygon_from_coords(data: dict | list) -> shapely.Polygon:
+def polygon_from_coords(data: dict[str, Any] | list[Any]) -> shapely.Polygon:
     """The polygon `polygon_coords` wrote (a bare list of points is a shell without holes)."""
     if isinstance(data, list):
         data = {"shell": data, "holes": []}

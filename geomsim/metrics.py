@@ -127,7 +127,7 @@ def lead_for_good(row: Row) -> int | None:
     if leaders is None or not row["finished"] or len(row["winners"]) != 1:
         return None
     winner = row["winners"][0]
-    taken = row["length"]
+    taken: int = row["length"]
     for decision, seats in reversed(leaders):
         if seats != [winner]:
             break

@@ -61,12 +61,12 @@ def polygon_path(geom: shapely.Geometry) -> MplPath:
     return polygon_paths([geom])[0]
 
 
-def draw_polygons(ax: Axes, geoms: Iterable[shapely.Geometry], label: str | None = None,
+def draw_polygons(ax: Axes, geoms: Iterable[shapely.Geometry | None], label: str | None = None,
                   **style: Any) -> PathCollection:
     """Draw polygons (holes shown as holes) as one collection of paths in data units; `style`
     goes to the collection. (One collection of paths, not of patches: a patch per polygon
     costs 25 times as much to make.)"""
-    paths = polygon_paths([g for g in geoms if g is not None and not g.is_empty])
+    paths = polygon_paths([g for g in geoms if g is not None and not shapely.is_empty(g)])
     style.setdefault("edgecolor", "black")
     style.setdefault("linewidth", 0.8)
     coll = PathCollection(paths, label=label, **style)
@@ -79,16 +79,16 @@ def draw_polygons(ax: Axes, geoms: Iterable[shapely.Geometry], label: str | None
 def draw_discs(ax: Axes, x: Sequence[float], y: Sequence[float], radius: float | Sequence[float],
                label: str | None = None, **style: Any) -> EllipseCollection:
     """Draw discs of true circular outline (radius in data units) as one collection."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    r = np.broadcast_to(np.asarray(radius, float), x.shape)
+    xs, ys = np.asarray(x, float), np.asarray(y, float)
+    r = np.broadcast_to(np.asarray(radius, float), xs.shape)
     style.setdefault("edgecolor", "black")
     style.setdefault("linewidth", 0.8)
     coll = EllipseCollection(2 * r, 2 * r, np.zeros_like(r), units="xy",
-                             offsets=np.column_stack([x, y]), offset_transform=ax.transData,
+                             offsets=np.column_stack([xs, ys]), offset_transform=ax.transData,
                              label=label, **style)
     ax.add_collection(coll)
-    if len(x):
-        ax.update_datalim(np.column_stack([np.r_[x - r, x + r], np.r_[y - r, y + r]]))
+    if len(xs):
+        ax.update_datalim(np.column_stack([np.r_[xs - r, xs + r], np.r_[ys - r, ys + r]]))
         ax.autoscale_view()
     return coll
 
@@ -126,7 +126,7 @@ def _figure(ax_or_fig: Axes | Figure) -> Figure:
     return fig
 
 
-def save(ax_or_fig: Axes | Figure, path: str | os.PathLike, dpi: int = 120) -> Path:
+def save(ax_or_fig: Axes | Figure, path: str | os.PathLike[str], dpi: int = 120) -> Path:
     """Save a figure to PNG, SVG or PDF (by the suffix), atomically: all or nothing."""
     fig = _figure(ax_or_fig)
     path = Path(path)

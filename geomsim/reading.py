@@ -18,7 +18,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import msgspec
 import orjson
@@ -76,24 +76,28 @@ def convert_error(error: Exception, what: str) -> DataError:
     return DataError(path, problem if path else f"{what}: {problem}")
 
 
-def check_size(text: str | bytes, what: str, limit: int = MAX_JSON_BYTES) -> None:
+def check_size(text: object, what: str, limit: int = MAX_JSON_BYTES) -> None:
     """Refuse `text` at once when it is longer than `limit` bytes (or not text at all)."""
-    if isinstance(text, msgspec.Raw):
-        text = memoryview(text)
-    if not isinstance(text, (str, bytes, bytearray, memoryview)):
-        raise DataError("", f"{what}: expected JSON text, got {type(text).__name__}")
-    size = len(text) if not isinstance(text, str) else len(text) if text.isascii() else len(text.encode())
+    # msgspec.Raw is a buffer, not (as its stubs say) a bytes.
+    data = memoryview(text) if isinstance(text, msgspec.Raw) else text
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise DataError("", f"{what}: expected JSON text, got {type(data).__name__}")
+    size = len(data) if not isinstance(data, str) else len(data) if data.isascii() else len(data.encode())
     if size > limit:
         raise DataError("", f"{what}: {size:,} bytes is over the limit of {limit:,} bytes")
 
 
-def decode(text: str | bytes, type: type[T] | Any = Any, what: str = "JSON",
-           limit: int = MAX_JSON_BYTES, at: str = "") -> T:
+@overload
+def decode(text: str | bytes, type: type[T], what: str = ..., limit: int = ..., at: str = ...) -> T: ...
+@overload
+def decode(text: str | bytes, type: Any = ..., what: str = ..., limit: int = ..., at: str = ...) -> Any: ...
+def decode(text: str | bytes, type: Any = Any, what: str = "JSON",
+           limit: int = MAX_JSON_BYTES, at: str = "") -> Any:
     """`text` parsed (and checked against `type`, a msgspec type); `DataError` naming the field
     path (within `at`, where the text was found) or the limit otherwise."""
     check_size(text, what, limit)
     try:
-        return msgspec.json.decode(text, type=type)  # type: ignore[arg-type]
+        return msgspec.json.decode(text, type=type)
     except msgspec.ValidationError as e:
         raise convert_error(e, what).within(at) from None
     except msgspec.DecodeError as e:
@@ -120,7 +124,11 @@ def _where(text: str | bytes, message: str) -> str:
     return f"line {line}, column {column}: not JSON: {cut(message.removeprefix('JSON is malformed: '))}"
 
 
-def read_file(path: str | os.PathLike, type: type[T] | Any = Any, what: str | None = None) -> T:
+@overload
+def read_file(path: str | os.PathLike[str], type: type[T], what: str | None = ...) -> T: ...
+@overload
+def read_file(path: str | os.PathLike[str], type: Any = ..., what: str | None = ...) -> Any: ...
+def read_file(path: str | os.PathLike[str], type: Any = Any, what: str | None = None) -> Any:
     """The JSON data in the file `path` (checked against `type`): `DataError` naming the
     problem (its line and column), or the limit, which is checked before the file is read;
     `OSError` when it cannot be read."""
@@ -160,9 +168,9 @@ def require(ok: bool, path: str, problem: str) -> None:
 
 def index(value: Any, size: int, path: str, what: str = "index") -> int:
     """`value` as an index below `size`; `DataError` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
-        raise DataError(path, f"{what} {short(value)} is not 0 to {size - 1}")
-    return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < size:
+        return value
+    raise DataError(path, f"{what} {short(value)} is not 0 to {size - 1}")
 
 
 def same_items(found: Iterable[Any], expected: Iterable[Any], path: str, what: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from geomsim.rules import Game
 
@@ -14,7 +14,7 @@ class UnknownGame(LookupError):
     """Raised for a game name that no installed package provides."""
 
 
-def _entry_points() -> dict:
+def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 

@@ -27,6 +27,7 @@ from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game,
 from geomsim.cli import OutputPath, UserError
 from geomsim.files import atomic_path
 from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
+from geomsim.reading import short
 
 FORMATS = (".html", ".pdf")
 
@@ -94,9 +95,12 @@ def _record(results: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         raise UserError(f"{path}: not JSON") from None
+    if not isinstance(record, dict):
+        raise UserError(f"{path}: expected the batch record (a mapping), got {short(record)}")
+    return record
 
 
 def plot_metrics(found: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:

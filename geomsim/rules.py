@@ -23,7 +23,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import msgspec
 import numpy as np
@@ -170,7 +170,10 @@ class Action:
         return construct(cls, {k: v for k, v in obj.items() if k != "kind"}, fields)
 
 
-def construct(cls: type, values: Mapping[str, Any], fields: set[str]) -> Any:
+A = TypeVar("A", bound=Action)
+
+
+def construct(cls: type[A], values: Mapping[str, Any], fields: set[str]) -> A:
     """``cls(**values)`` for an action read back; `DataError` naming the field for a field
     missing or unknown, a `ValueError` of the action's own checks as a `DataError` too."""
     unknown = sorted(set(values) - fields, key=str)
@@ -190,9 +193,9 @@ def construct(cls: type, values: Mapping[str, Any], fields: set[str]) -> Any:
         raise DataError("", f"{cls.kind} action: {cut(str(e))}") from None
 
 
-@functools.cache
-def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
-    return dataclasses.fields(cls)
+# Typed as a plain callable: mypy takes a class for unhashable where functools.cache wants
+# Hashable arguments (python/mypy#11470).
+_fields: Callable[[type], tuple[dataclasses.Field[Any], ...]] = functools.cache(dataclasses.fields)
 
 
 class ActionSpace(ABC):
@@ -449,11 +452,11 @@ class _Origin:
         """A fresh state at that moment (its history is as long as the origin's)."""
         return self._make()
 
-    def __deepcopy__(self, memo: dict) -> _Origin:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Origin:
         return self
 
 
-def _again(method: str, args: tuple, kwargs: dict) -> Callable[[], State]:
+def _again(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[[], State]:
     """The call `args[0].method(*args[1:], **kwargs)` to make again (the game's own method)."""
     return functools.partial(getattr(type(args[0]), method), *args, **kwargs)
 
@@ -712,7 +715,7 @@ class State(ABC):
         """An independent copy."""
         return copy.deepcopy(self)
 
-    def __deepcopy__(self, memo: dict) -> State:
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
         """`clone()` where a game defines its own (faster, sharing what never changes), else a
         deep copy of every attribute."""
         if type(self).clone is not State.clone:
@@ -757,7 +760,8 @@ class State(ABC):
     @property
     def history(self) -> list[tuple[Player, Action, list[Event]]]:
         """(player, action, events) of every action applied, oldest first."""
-        return self.__dict__["_history"]
+        found: list[tuple[Player, Action, list[Event]]] = self.__dict__["_history"]
+        return found
 
     @history.setter
     def history(self, value: list[tuple[Player, Action, list[Event]]]) -> None:
@@ -816,8 +820,8 @@ class State(ABC):
             views["evaluate"] = self.evaluate(player)
         if player in self.to_move():
             space = self.legal_actions(player)
-            if space.finite:
-                views["legal_actions"] = [str(a) for a in space]  # type: ignore[attr-defined]
+            if isinstance(space, FiniteActionSpace):
+                views["legal_actions"] = [str(a) for a in space]
         return views
 
     def evaluate(self, player: Player) -> float:
@@ -914,7 +918,7 @@ class State(ABC):
 
             @functools.wraps(determinize)
             def drawn(self: State, player: Player, rng: np.random.Generator) -> State:
-                other = determinize(self, player, rng)
+                other: State = determinize(self, player, rng)
                 other.mark_origin()
                 return other
 

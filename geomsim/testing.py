@@ -11,18 +11,26 @@ import copy
 import json
 import math
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import numpy as np
 
 from geomsim.rules import Action, FiniteActionSpace, Game, IllegalAction, Player, Playouts, State
+
+if TYPE_CHECKING:
+    from geomsim.encoding import Encoding
 
 PROPERTIES = (
     "legal-passes-check", "illegal-raises", "illegal-unchanged", "clone-independent",
     "json-round-trip", "copy-round-trip", "action-round-trip", "replay", "observe-hidden",
     "view-hidden", "determinize-varies", "scores-finite", "terminates", "playout-replay",
 )
+
+
+T = TypeVar("T")
+Fail = Callable[[str, str], NoReturn]  # raises the HarnessFailure of a property, with a message
 
 
 class HarnessFailure(AssertionError):
@@ -164,19 +172,19 @@ def _play_checked(state: State, seed: int, checked_steps: int, max_steps: int, s
     return state
 
 
-def _failer(seed: int, step: int):
-    def fail(prop: str, message: str) -> None:
+def _failer(seed: int, step: int) -> Fail:
+    def fail(prop: str, message: str) -> NoReturn:
         raise HarnessFailure(prop, message, seed, step)
     return fail
 
 
-def _sample(items: list, rng: np.random.Generator, k: int) -> list:
+def _sample(items: list[T], rng: np.random.Generator, k: int) -> list[T]:
     if not items:
         return []
     return [items[i] for i in rng.choice(len(items), size=min(k, len(items)), replace=False)]
 
 
-def _check_json(game: Game, state: State, fail) -> None:
+def _check_json(game: Game, state: State, fail: Fail) -> None:
     text = state.to_json()
     restored = game.state_from_json(text)
     if restored.to_json() != text:
@@ -185,12 +193,13 @@ def _check_json(game: Game, state: State, fail) -> None:
         fail("json-round-trip", "the restored state has other players to move")
     for player in state.to_move():
         space, again = state.legal_actions(player), restored.legal_actions(player)
-        if space.finite and list(space) != list(again):  # type: ignore[call-overload]
+        if isinstance(space, FiniteActionSpace) and (
+                not isinstance(again, FiniteActionSpace) or list(space) != list(again)):
             fail("json-round-trip", f"the restored state lists player {player}'s legal actions "
                  "otherwise (a random player would play on differently)")
 
 
-def _check_copies(state: State, fail) -> None:
+def _check_copies(state: State, fail: Fail) -> None:
     """`copy.deepcopy` and `pickle` (what peers such as OpenSpiel's tests use) give states that
     write the same JSON, compare equal and hash alike."""
     text = state.to_json()
@@ -202,7 +211,7 @@ def _check_copies(state: State, fail) -> None:
             fail("copy-round-trip", f"a {how} of the state is not equal to it or hashes otherwise")
 
 
-def _check_legal(game: Game, state: State, action: Action, player: Player, fail) -> None:
+def _check_legal(game: Game, state: State, action: Action, player: Player, fail: Fail) -> None:
     verdict = state.check(action, player)
     if not verdict.ok:
         fail("legal-passes-check", f"sampled legal action {action} fails check: {verdict}")
@@ -217,7 +226,7 @@ def _check_legal(game: Game, state: State, action: Action, player: Player, fail)
         fail("action-round-trip", f"JSON of {action!r} does not round trip")
 
 
-def _check_illegal_batch(state: State, candidates: list[Action], player: Player, fail) -> int:
+def _check_illegal_batch(state: State, candidates: list[Action], player: Player, fail: Fail) -> int:
     """Check and try to apply every illegal candidate; the state must not change. The state is
     written once for the batch and action by action only to name the culprit of a change."""
     before = state.to_json()
@@ -243,7 +252,7 @@ def _check_illegal_batch(state: State, candidates: list[Action], player: Player,
     return illegal
 
 
-def _check_illegal(state: State, action: Action, player: Player, fail) -> None:
+def _check_illegal(state: State, action: Action, player: Player, fail: Fail) -> None:
     before = state.to_json()
     try:
         state.apply(action, player)
@@ -255,13 +264,13 @@ def _check_illegal(state: State, action: Action, player: Player, fail) -> None:
         fail("illegal-unchanged", f"apply of illegal {action} changed the state")
 
 
-def _check_not_to_move(state: State, action: Action, players: int, fail) -> None:
+def _check_not_to_move(state: State, action: Action, players: int, fail: Fail) -> None:
     others = [p for p in range(players) if p not in state.to_move()]
     if others:
         _check_illegal(state, action, others[0], fail)
 
 
-def _check_clone(state: State, action: Action, player: Player, fail) -> None:
+def _check_clone(state: State, action: Action, player: Player, fail: Fail) -> None:
     before = state.to_json()
     copy = state.clone()
     copy.apply(action, player)
@@ -274,7 +283,7 @@ def _dump(data: object) -> str:
 
 
 def _check_observations(state: State, players: int, rng: np.random.Generator,
-                        report: HarnessReport, fail) -> None:
+                        report: HarnessReport, fail: Fail) -> None:
     """Every view a player may call for their own (`State.player_views`: observe, scores, ...)
     is the same in the state and in a determinization for that player."""
     full = state.to_json()
@@ -357,7 +366,7 @@ def _replay_playout(playouts: Playouts, i: int, state: State, seed: int) -> None
                                  "actions (0: a continuous space), the rules offer a "
                                  f"{'finite' if legal.finite else 'continuous'} space",
                                  seed, step)
-        if legal.finite and len(legal) != options[step]:
+        if isinstance(legal, FiniteActionSpace) and len(legal) != options[step]:
             raise HarnessFailure("playout-replay", f"the kernel chose among {options[step]} "
                                  f"actions, the rules list {len(legal)}", seed, step)
         try:
@@ -445,7 +454,7 @@ def check_encoding(game: Game, players: int, games: int = 2, seed: int = 0, ever
     return checked
 
 
-def _check_ids(game: Game, players: int, encoding) -> None:
+def _check_ids(game: Game, players: int, encoding: Encoding) -> None:
     for i in range(encoding.num_distinct_actions):
         action = encoding.action_from_id(i)
         if encoding.action_id(action) != i or game.parse_action(str(action)) != action:
@@ -453,8 +462,8 @@ def _check_ids(game: Game, players: int, encoding) -> None:
                                  f"{encoding.action_id(action)} or whose text reads otherwise")
 
 
-def _check_mask(state: State, player: Player, encoding, rng: np.random.Generator,
-                unlisted_k: int, fail) -> None:
+def _check_mask(state: State, player: Player, encoding: Encoding, rng: np.random.Generator,
+                unlisted_k: int, fail: Fail) -> None:
     ids = state.legal_action_ids(player)
     if ids != sorted(set(ids)):
         fail("mask-is-legal", f"legal ids {ids} are not ascending and distinct")
@@ -472,7 +481,8 @@ def _check_mask(state: State, player: Player, encoding, rng: np.random.Generator
                                   f"{state.check(encoding.action_from_id(i), player)}")
 
 
-def _check_tensor(state: State, player: Player, encoding, rng: np.random.Generator, fail) -> None:
+def _check_tensor(state: State, player: Player, encoding: Encoding, rng: np.random.Generator,
+                  fail: Fail) -> None:
     tensor = state.observation_tensor(player)
     if tensor.shape != tuple(encoding.observation_shape) or tensor.dtype != np.float32:
         fail("tensor-hides", f"tensor {tensor.dtype} {tensor.shape}, declared float32 "
@@ -482,7 +492,7 @@ def _check_tensor(state: State, player: Player, encoding, rng: np.random.Generat
                              "it shows hidden information")
 
 
-def _check_undo(state: State, rng: np.random.Generator, fail) -> None:
+def _check_undo(state: State, rng: np.random.Generator, fail: Fail) -> None:
     before = state.to_json()
     other = state.clone()
     player, actions = _choose(other, rng, 1)

@@ -180,3 +180,9 @@ def test_anasazi_pose_box_with_the_rules_verdict():
     assert all(r.startswith("anasazi/") for v in illegal for r in v.rules)
     action, verdict = pose_action(state, (10.0, 0.0, 0.0), expedition="E1")
     assert str(action) == "marker E1 at 10.0,0.0 heading 0.0" and "anasazi/3.0/setup-camps" in verdict.rules
+
+
+def test_the_pose_space_of_a_game_without_poses_says_so():
+    state = geomsim.load_game("cibola").new_state(2, seed=1)
+    with pytest.raises(ValueError, match="^cibola has no continuous poses: the pose space is Anasazi's$"):
+        anasazi_pose_space(state)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -77,6 +78,24 @@ def test_malformed_json_names_line_and_column(tmp_path, capsys):
     assert f"{bad}: line 2, column" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("players, problem", [(None, "missing"),
+                                              ("four", "expected the number of players, got 'four'"),
+                                              (True, "expected the number of players, got True")])
+def test_setup_file_without_a_player_count_names_the_field(tmp_path, capsys, players, problem):
+    data = tmp_path / "setup.json"
+    assert main(["setup", "cibola", "-s", "1", "--json", str(data)]) == 0
+    setup = json.loads(data.read_text())
+    if players is None:
+        del setup["players"]
+    else:
+        setup["players"] = players
+    data.write_text(json.dumps(setup))
+    capsys.readouterr()
+    assert main(["setup", "cibola", "--from", str(data), "-o", str(tmp_path / "s.png")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"geomsim: error: {data}: players: {problem}; give it in the file or with --players")
+
+
 def test_console_script_has_no_traceback():
     run = subprocess.run([sys.executable, "-m", "geomsim.cli", "setup", "nope"],
                          capture_output=True, text=True)
@@ -109,6 +128,15 @@ def test_a_broken_command_module_is_reported_not_hidden(tmp_path, monkeypatch, c
     assert "geomsim_no_such_package" in capsys.readouterr().err
     assert main(["absent"]) == 2
     assert "No such command 'absent'" in capsys.readouterr().err
+
+
+def test_a_command_entry_that_is_not_a_command_is_named(tmp_path, monkeypatch, capsys):
+    (tmp_path / "notacmd.py").write_text("command = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli_module.LAZY_COMMANDS, "odd", "notacmd:command")
+    assert main(["odd"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "geomsim: error: command odd: notacmd:command is not a click command")
 
 
 # -- outputs: checked before any work, written as ordinary files --------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -110,3 +111,13 @@ def test_report_refuses_other_formats_and_empty_folders(results, tmp_path, capsy
         write_report(results, tmp_path / "r.docx")
     assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "r.html")]) == 2
     assert "no games to report" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, shown", [("[1, 2]", "[1, 2]"), ('"batch"', "'batch'")])
+def test_a_batch_record_that_is_not_a_mapping_is_named(results, tmp_path, capsys, text, shown):
+    copy = tmp_path / "batch"
+    shutil.copytree(results, copy)
+    (copy / "batch.json").write_text(text)
+    assert cli.main(["report", str(copy), "-o", str(tmp_path / "r.html")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"geomsim: error: {copy / 'batch.json'}: expected the batch record (a mapping), got {shown}")

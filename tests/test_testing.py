@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from geomsim.rules import FiniteActionSpace
+from geomsim.rules import ContinuousActionSpace, FiniteActionSpace
 from geomsim.testing import (
     HarnessFailure,
     check_playouts,
@@ -107,22 +107,37 @@ def test_catches_lossy_json():
                    "json-round-trip")
 
 
-def test_catches_legal_actions_listed_otherwise_after_json():
-    """A state that lists its cells backwards until written and read back (an order JSON loses)."""
-    def legal(self, player):
-        cells = sorted((i for i, v in enumerate(self.board) if v is None),
-                       reverse=getattr(self, "backwards", False))
-        return FiniteActionSpace(Mark(i) for i in cells)
-
-    game = broken_grid(_legal_actions=legal)
+def lost_in_json(legal) -> GridGame:
+    """A grid game whose legal actions are `legal(state, player, made)`: `made` is True for
+    states from `new_state` and their copies, False once written to JSON and read back."""
+    game = broken_grid(_legal_actions=lambda self, p: legal(self, p, getattr(self, "made", False)))
     made = type(game).new_state
 
     def new_state(self, players=2, seed=None, setup=None):
         state = made(self, players, seed, setup)
-        state.backwards = True
+        state.made = True
         return state
 
-    expect_failure(broken_class(type(game), {"new_state": new_state})(), "json-round-trip")
+    return broken_class(type(game), {"new_state": new_state})()
+
+
+def test_catches_legal_actions_listed_otherwise_after_json():
+    """A state that lists its cells backwards until written and read back (an order JSON loses)."""
+    def legal(self, player, made):
+        cells = sorted((i for i, v in enumerate(self.board) if v is None), reverse=made)
+        return FiniteActionSpace(Mark(i) for i in cells)
+
+    expect_failure(lost_in_json(legal), "json-round-trip")
+
+
+def test_catches_a_finite_space_read_back_as_continuous():
+    """A state read back offers its legal marks as a continuous space: a failure of the
+    round trip, not a crash of the harness (a continuous space cannot be listed)."""
+    def legal(self, player, made):
+        cells = [Mark(i) for i, v in enumerate(self.board) if v is None]
+        return FiniteActionSpace(cells) if made else ContinuousActionSpace(lambda rng, k: cells[:k])
+
+    expect_failure(lost_in_json(legal), "json-round-trip")
 
 
 def test_catches_bad_action_text():

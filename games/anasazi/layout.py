@@ -158,11 +158,13 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
     Each mesa is a convex pymunk polygon inflated by half the gap (pymunk collides the hull: a
     real outline lies inside it, so its gaps are only wider); moment=inf keeps the tiles from
     turning. Single-threaded pymunk is deterministic. No Python runs per contact: every
-    `CALM_EVERY` steps `_deepest` measures the overlap of the inflated hulls with shapely.
+    `CALM_EVERY` steps `_Overlap.calm` measures the overlap of the inflated outlines with
+    shapely.
     """
     space = pymunk.Space()
     space.damping = 0.05  # velocity kept after one second: tiles stop as soon as they part
     space.iterations = 20
+    space.collision_bias = (1 - OVERLAP_FIXED_PER_STEP) ** 60  # overlap left after a second
     clearance = sizes.valley_gap / 2 + options.slop
     bodies = []
     for i, (outline, centre) in enumerate(zip(outlines, centres)):
@@ -210,21 +212,23 @@ def _walls(space: pymunk.Space, outlines: Sequence[np.ndarray], centres: np.ndar
 
 WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 28 in 100 tables)
 
-CALM_FROM, CALM_EVERY = 24, 4  # relaxation steps before the first measure of the overlap
-# left, and between two (tables settle after 44 to 100 steps)
+CALM_FROM, CALM_EVERY = 8, 4  # relaxation steps before the first measure of the overlap
+# left, and between two (tables settle after 8 to 16 steps)
+OVERLAP_FIXED_PER_STEP = 0.4  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles
 
 
 class _Overlap:
-    """How deep the mesas' inflated hulls overlap each other, the camps and the edge."""
+    """How deep the mesas' outlines, inflated by the clearance, overlap each other, the camps
+    and the edge. The outlines, not the convex tiles pymunk pushes: it is their valleys the
+    setup rules measure, and they part before their hulls do."""
 
     def __init__(self, outlines: Sequence[np.ndarray], camps: np.ndarray, clearance: float,
                  edge: float):
-        counts = [len(o) for o in outlines]
-        every = np.concatenate(outlines)
-        self.hulls = shapely.convex_hull(shapely.multipoints(
-            every, indices=np.repeat(np.arange(len(outlines)), counts)))
-        self.lengths = shapely.get_num_coordinates(self.hulls)
-        self.radii = np.maximum.reduceat(np.hypot(*every.T), np.cumsum([0] + counts[:-1]))
+        self.lengths = np.array([len(o) for o in outlines])
+        self.every = np.concatenate(outlines)
+        self.index = np.repeat(np.arange(len(outlines)), self.lengths)
+        self.radii = np.maximum.reduceat(np.hypot(*self.every.T),
+                                         np.concatenate([[0], np.cumsum(self.lengths)[:-1]]))
         self.camps = shapely.polygons(camps)
         self.camp_centres = camps.mean(axis=1)
         self.camp_radius = float(np.hypot(*(camps[0] - self.camp_centres[0]).T).max())
@@ -232,13 +236,14 @@ class _Overlap:
         self.i, self.j = np.triu_indices(len(outlines), k=1)
 
     def calm(self, centres: np.ndarray, depth: float) -> bool:
-        """True when no inflated hull placed at `centres` overlaps another, a camp or the edge
-        by more than `depth` (mm)."""
+        """True when no inflated outline placed at `centres` overlaps another, a camp or the
+        edge by more than `depth` (mm)."""
         within = 2 * self.clearance - depth
         far = np.hypot(*centres.T) + self.radii + self.clearance - depth
-        if far.max() > self.edge and self._farthest(centres) + self.clearance - depth > self.edge:
+        shifted = self.every + centres[self.index]
+        if far.max() > self.edge and np.hypot(*shifted.T).max() + self.clearance - depth > self.edge:
             return False
-        placed = shapely.transform(self.hulls, lambda xy: xy + np.repeat(centres, self.lengths, 0))
+        placed = shapely.polygons(shapely.linearrings(shifted, indices=self.index))
         near = np.hypot(*(centres[self.i] - centres[self.j]).T) \
             < self.radii[self.i] + self.radii[self.j] + within
         if shapely.dwithin(placed[self.i[near]], placed[self.j[near]], within).any():
@@ -246,11 +251,6 @@ class _Overlap:
         mi, ci = np.nonzero(np.hypot(*(centres[:, None] - self.camp_centres[None]).transpose(2, 0, 1))
                             < self.radii[:, None] + self.camp_radius + within)
         return not shapely.dwithin(placed[mi], self.camps[ci], within).any()
-
-    def _farthest(self, centres: np.ndarray) -> float:
-        """The distance from the table's centre of the farthest hull vertex."""
-        shifted = shapely.get_coordinates(self.hulls) + np.repeat(centres, self.lengths, 0)
-        return float(np.hypot(*shifted.T).max())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,21 +316,24 @@ def polygons_of(rings: Sequence[np.ndarray]) -> np.ndarray:
         np.arange(len(rings)), lengths)))
 
 
-POSE_BATCH = 16  # candidate poses of one pueblo built and tested at once
-POSE_BATCHES = 6  # batches tried (half along the edge, half inside) before a mesa starts afresh
+POSE_BATCH = 4  # candidate poses of one pueblo built and tested in a round, at least
+ROUND_POSES = 128  # candidate poses built in a round, at least: the few pueblos left get more
+POSE_BATCHES = 6  # rounds a pueblo fails (half along the edge, half inside) before its mesa
+# starts afresh
 LAYOUTS = 4  # times a crowded mesa's pueblos are laid out afresh before the attempt fails
 
 
 class _Rooms:
     """Where pueblos may stand on each mesa, buffered once per mesa: `room` keeps
-    `pueblo_margin` from the cliff (counter-clockwise, prepared), `core` the centres of
-    pueblos inside (for the mesa's widest pueblo: narrower ones only gain); the edge of each
-    room is kept as segments with their arc length, to walk along it in numpy."""
+    `pueblo_margin` from the cliff (counter-clockwise, prepared), `core` where inner pueblos
+    are sought (the room shrunk about its centre by about the mesa's widest pueblo); the edge
+    of each room is kept as segments with their arc length, to walk along it in numpy."""
 
     def __init__(self, mesas: np.ndarray, half_widths: np.ndarray, options: LayoutOptions):
         self.room = shapely.orient_polygons(shapely.buffer(mesas, -options.pueblo_margin,
                                                            quad_segs=2))
-        self.core = shapely.buffer(self.room, -half_widths - 3.0, quad_segs=2)
+        self.radius = np.sqrt(shapely.area(self.room) / math.pi)  # of the round room as large
+        self.core = _shrunk(self.room, self.radius, half_widths + 3.0)
         shapely.prepare(self.room)
         shapely.prepare(self.core)
         self.core_bounds = shapely.bounds(self.core)
@@ -352,6 +355,17 @@ class _Rooms:
         return self.a[k] + share[..., None] * (self.b[k] - self.a[k])
 
 
+def _shrunk(rooms: np.ndarray, radius: np.ndarray, by: np.ndarray) -> np.ndarray:
+    """Each room scaled about its centroid so that a round room of `radius` would lose `by`
+    all round: where inner pueblos are sought (a wobbly room loses about as much; candidates
+    are judged exactly all the same)."""
+    xy, index = shapely.get_coordinates(shapely.get_exterior_ring(rooms), return_index=True)
+    centre = shapely.get_coordinates(shapely.centroid(rooms))
+    scale = np.clip((radius - by) / radius, 0.0, 1.0)[index, None]
+    shrunk = centre[index] + (xy - centre[index]) * np.maximum(scale, 1e-3)
+    return shapely.polygons(shapely.linearrings(shrunk, indices=index))
+
+
 def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[list[np.ndarray]],
                   options: LayoutOptions) -> list[list[tuple[float, float, float]]] | None:
     """Poses (x, y, heading in radians) for the pueblos of every mesa (`outlines[m]`: their
@@ -359,58 +373,72 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[li
     `pueblo_spacing` from the others: its long side along the cliff or anywhere inside, at
     random. None if a mesa's pueblos do not fit after a few tries.
 
-    Every mesa is served at once: a round builds one batch of candidate poses for the next
-    pueblo of each mesa and tests them all in a few shapely calls. A pueblo is convex: its
-    outline stands for its sectors.
+    Every pueblo still to place is served at once: a round builds a batch of candidate poses
+    for each and tests them all in one shapely call; then each mesa takes,
+    pueblo by pueblo, the first candidate far enough from those it holds (one call a step for
+    all mesas), until one finds none. A pueblo is convex: its outline stands for its sectors.
     """
     n = len(mesas)
     half_widths = np.array([max(np.abs(o[:, 1]).max() for o in on) for on in outlines])
     rooms = _Rooms(mesas, half_widths, options)
+    counts = [len(on) for on in outlines]
     poses: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
     laid: list[list[shapely.Polygon]] = [[] for _ in range(n)]
-    along_edge, batch, layouts = np.zeros(n, bool), np.zeros(n, int), np.zeros(n, int)
-    for m in range(n):
-        along_edge[m] = rng.random() < options.edge_share
-    while active := [m for m in range(n) if len(poses[m]) < len(outlines[m])]:
-        idx = np.array(active)
-        shape = np.array([outlines[m][len(poses[m])] for m in active])  # (a, 8, 2)
-        half = np.abs(shape[:, :, 1]).max(axis=1)
-        x, y, h = _candidates(rng, rooms, idx, along_edge[idx], half)
-        wholes = shapely.polygons(posed(shape[:, None], x, y, h))  # (a, POSE_BATCH)
-        ok = shapely.contains(rooms.room[idx][:, None], wholes)
-        mine = [(row, other) for row, m in enumerate(active) for other in laid[m]]
-        if mine:
-            rows = np.array([r for r, _ in mine])
-            close = shapely.dwithin(np.array([o for _, o in mine], dtype=object)[:, None],
-                                    wholes[rows], options.pueblo_spacing)
-            np.logical_and.at(ok, rows, ~close)
-        for row, m in enumerate(active):
-            hit = np.flatnonzero(ok[row])
-            if len(hit):
-                k = hit[0]
-                poses[m].append((float(x[row, k]), float(y[row, k]), float(h[row, k])))
-                laid[m].append(wholes[row, k])
-                batch[m] = 0
-                along_edge[m] = rng.random() < options.edge_share
-                continue
-            batch[m] += 1
-            if batch[m] == POSE_BATCHES // 2:  # this mode does not fit here: try the other
-                along_edge[m] = not along_edge[m]
-            elif batch[m] == POSE_BATCHES:  # a crowded mesa: lay its pueblos out afresh
-                layouts[m] += 1
-                if layouts[m] == LAYOUTS:
-                    return None
-                poses[m], laid[m], batch[m] = [], [], 0
+    along_edge = [rng.random(c) < options.edge_share for c in counts]
+    stuck, layouts = np.zeros(n, int), np.zeros(n, int)
+    while rows := [(m, i) for m in range(n) for i in range(len(poses[m]), counts[m])]:
+        mesa = np.array([m for m, _ in rows])
+        shape = np.array([outlines[m][i] for m, i in rows])  # (rows, 8, 2)
+        modes = np.array([along_edge[m][i] for m, i in rows])
+        x, y, h = _candidates(rng, rooms, mesa, modes, np.abs(shape).max(axis=1),
+                              max(POSE_BATCH, ROUND_POSES // len(rows)))
+        pose = np.stack([x, y, h], axis=-1)
+        wholes = shapely.polygons(posed(shape[:, None], x, y, h))  # (rows, poses)
+        ok = shapely.contains(rooms.room[mesa][:, None], wholes)
+        going = {m: [r for r, (mm, _) in enumerate(rows) if mm == m] for m in set(mesa.tolist())}
+        while going:
+            step = {m: mine.pop(0) for m, mine in going.items()}
+            _drop_near_laid(ok, wholes, step, laid, options.pueblo_spacing)
+            for m, row in step.items():
+                hit = np.flatnonzero(ok[row])
+                if len(hit):
+                    poses[m].append(tuple(float(v) for v in pose[row, hit[0]]))
+                    laid[m].append(wholes[row, hit[0]])
+                    stuck[m] = 0
+                    continue
+                del going[m]  # this pueblo waits for the next round, and those after it
+                stuck[m] += 1
+                if stuck[m] == POSE_BATCHES // 2:  # this mode does not fit here: try the other
+                    along_edge[m][len(poses[m])] ^= True
+                elif stuck[m] == POSE_BATCHES:  # a crowded mesa: lay its pueblos out afresh
+                    layouts[m] += 1
+                    if layouts[m] == LAYOUTS:
+                        return None
+                    poses[m], laid[m], stuck[m] = [], [], 0
+            going = {m: mine for m, mine in going.items() if mine}
     return poses
 
 
+def _drop_near_laid(ok: np.ndarray, wholes: np.ndarray, step: Mapping[int, int],
+                    laid: Sequence[Sequence[shapely.Polygon]], spacing: float) -> None:
+    """Clear `ok[row]` where a candidate of `row` (one row per mesa in `step`) lies within
+    `spacing` of a pueblo its mesa holds: one shapely call for all mesas."""
+    pairs = [(row, other) for m, row in step.items() if ok[row].any() for other in laid[m]]
+    if pairs:
+        rows = np.array([r for r, _ in pairs])
+        close = shapely.dwithin(np.array([o for _, o in pairs], dtype=object)[:, None],
+                                wholes[rows], spacing)
+        np.logical_and.at(ok, rows, ~close)
+
+
 def _candidates(rng: np.random.Generator, rooms: _Rooms, mesa: np.ndarray,
-                along_edge: np.ndarray, half: np.ndarray
+                along_edge: np.ndarray, half: np.ndarray, k: int
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`POSE_BATCH` candidate poses (a, POSE_BATCH) for a pueblo of half width `half` on each
-    `mesa`: along the edge (its long side parallel to the cliff, half a pueblo inside the
-    room) or anywhere in the core. Candidates that cannot fit are put far outside."""
-    a, k = len(mesa), POSE_BATCH
+    """`k` candidate poses (a, k) for a pueblo of half length and width `half` (a, 2) on each
+    `mesa`: along the edge (its long side parallel to the cliff, as far inside the room as
+    half its width and the room's bend under its length) or anywhere in the core. Candidates
+    that cannot fit are put far outside."""
+    a = len(mesa)
     x, y, h = np.full((a, k), 1e9), np.zeros((a, k)), np.zeros((a, k))
     edge, inner = np.flatnonzero(along_edge), np.flatnonzero(~along_edge)
     if len(edge):
@@ -419,7 +447,9 @@ def _candidates(rng: np.random.Generator, rooms: _Rooms, mesa: np.ndarray,
         # the cliff's direction over 6 mm: one vertex's jitter does not turn the pueblo
         p, q, mid = (rooms.along_edge(on, t + d) for d in (-3.0, 3.0, 0.0))
         heading = np.arctan2(q[..., 1] - p[..., 1], q[..., 0] - p[..., 0])
-        inward = (half[edge] + 0.5)[:, None]
+        radius = rooms.radius[mesa[edge]]
+        bend = radius - np.sqrt(np.maximum(radius ** 2 - half[edge, 0] ** 2, 0.0))
+        inward = (half[edge, 1] + bend + 0.5)[:, None]
         x[edge] = mid[..., 0] - np.sin(heading) * inward
         y[edge] = mid[..., 1] + np.cos(heading) * inward
         h[edge] = heading
@@ -621,7 +651,8 @@ def _check_counts(table: Table) -> list[str]:
             p.validate_names()
         except ValueError as e:
             problems.append(str(e))
-    bare = [m.id for m in table.mesas if not table.pueblos_on(m.id)]
+    held = {p.mesa for p in table.pueblos}
+    bare = [m.id for m in table.mesas if m.id not in held]
     if bare:
         problems.append(f"mesa(s) {', '.join(bare)} hold no pueblo (every mesa has one)")
     if len(table.expedition_camps) != EXPEDITION_CAMPS:
@@ -630,10 +661,13 @@ def _check_counts(table: Table) -> list[str]:
     return problems
 
 
-def _outside_play_area(geom: shapely.Geometry, radius: float) -> float:
-    """By how much (mm) the farthest vertex lies beyond the play area's edge (<= 0 inside)."""
-    xy = shapely.get_coordinates(geom)
-    return float(np.hypot(xy[:, 0], xy[:, 1]).max() - radius)
+def _outside_play_areas(geoms: np.ndarray, radius: float) -> np.ndarray:
+    """By how much (mm) the farthest vertex of each geometry lies beyond the play area's edge
+    (<= 0 inside)."""
+    xy, index = shapely.get_coordinates(geoms, return_index=True)
+    far = np.full(len(geoms), -np.inf)
+    np.maximum.at(far, index, np.hypot(xy[:, 0], xy[:, 1]))
+    return far - radius
 
 
 def _pairs_closer(geoms: Sequence[shapely.Geometry], limit: float) -> list[tuple[int, int, float]]:
@@ -653,10 +687,10 @@ def _check_mesas(table: Table) -> list[str]:
     for i, j, d in _pairs_closer(polys, sizes.valley_gap - TOLERANCE):
         problems.append(f"mesas {table.mesas[i].id} and {table.mesas[j].id} are {d:.2f} mm "
                         f"apart: a base camp needs a valley of {sizes.valley_gap:g} mm")
-    for m in table.mesas:
-        over = _outside_play_area(m.polygon, sizes.play_area_radius)
-        if over > TOLERANCE:
-            problems.append(f"mesa {m.id} hangs {over:.2f} mm over the play area's edge")
+    over = _outside_play_areas(np.array(polys, dtype=object), sizes.play_area_radius)
+    for m, by in zip(table.mesas, over):
+        if by > TOLERANCE:
+            problems.append(f"mesa {m.id} hangs {by:.2f} mm over the play area's edge")
     return problems
 
 
@@ -664,7 +698,9 @@ def _check_pueblos(table: Table) -> list[str]:
     sizes, problems = table.sizes, []
     sectors = table.sectors
     polys = np.array([s.polygon for s in sectors], dtype=object)
-    mesas = np.array([table.mesa_of(s.id).polygon for s in sectors], dtype=object)
+    mesa_of = {m.id: m.polygon for m in table.mesas}
+    pueblo_of = {s.id: p.mesa for p in table.pueblos for s in p.sectors}
+    mesas = np.array([mesa_of.get(pueblo_of.get(s.id), _NOWHERE) for s in sectors], dtype=object)
     # Wholly on its mesa: nothing of the sector lies outside (within rounding).
     outside = np.zeros(len(sectors))
     off = ~shapely.covers(mesas, polys)
@@ -676,7 +712,7 @@ def _check_pueblos(table: Table) -> list[str]:
     # Room for its piece: a disc as wide as a tower, or as a treasure cube's side, fits inside.
     need = np.array([sizes.tower_radius if s.kind == "small" else sizes.treasure_size / 2
                      for s in sectors])
-    room = shapely.is_empty(shapely.buffer(polys, -(need - 0.05), quad_segs=2))
+    room = ~_holds_disc(polys, need - 0.05)
     for k, s in enumerate(sectors):
         if outside[k] > TOLERANCE:
             problems.append(f"sector {s.id} is not wholly on its mesa {table.pueblo_of(s.id).mesa}"
@@ -703,35 +739,67 @@ def _check_pueblos(table: Table) -> list[str]:
     return problems
 
 
+_NOWHERE = shapely.Polygon()  # the mesa of a sector whose pueblo names none: nothing covers it
+
+
+def _holds_disc(polys: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """Whether a disc of `radius` fits inside each polygon: around its centroid (a point test,
+    enough for the sectors of every random table), else anywhere (an inward buffer)."""
+    centres = shapely.centroid(polys)
+    holds = shapely.contains(polys, centres) \
+        & (shapely.distance(shapely.boundary(polys), centres) >= radius)
+    rest = ~holds
+    holds[rest] = ~shapely.is_empty(shapely.buffer(polys[rest], -radius[rest], quad_segs=2))
+    return holds
+
+
 def _check_camps(table: Table) -> list[str]:
     sizes, problems = table.sizes, []
     camps = table.expedition_camps
     if not camps:
         return problems
+    tiles = np.array([e.polygon for e in camps], dtype=object)
     mesas = np.array([m.polygon for m in table.mesas], dtype=object)
-    outer = [m.polygon.centroid for m in table.mesas if m.ring == "outer"]
-    ring_radius = max((math.hypot(c.x, c.y) for c in outer), default=0.0)
-    for e in camps:
-        over = _outside_play_area(e.polygon, sizes.play_area_radius)
-        if over > TOLERANCE:
-            problems.append(f"expedition camp {e.id} hangs {over:.2f} mm over the play area's edge")
-        gaps = shapely.distance(e.polygon, mesas) if len(mesas) else np.array([math.inf])
-        if gaps.min() >= sizes.marker_length:
-            problems.append(f"expedition camp {e.id} is {gaps.min():.2f} mm from the nearest "
+    outer = shapely.centroid(np.array([m.polygon for m in table.mesas if m.ring == "outer"],
+                                      dtype=object))
+    ring_radius = float(np.hypot(*shapely.get_coordinates(outer).T).max(initial=0.0))
+    over = _outside_play_areas(tiles, sizes.play_area_radius)
+    gaps = _camp_gaps(tiles, mesas, sizes.marker_length)
+    centres = shapely.get_coordinates(shapely.centroid(tiles))
+    starts = shapely.points(np.array([e.start for e in camps]))
+    on_tile = shapely.contains(tiles, starts) & (
+        shapely.distance(shapely.get_exterior_ring(tiles), starts)
+        >= sizes.start_mark_radius - TOLERANCE)
+    for k, e in enumerate(camps):
+        if over[k] > TOLERANCE:
+            problems.append(f"expedition camp {e.id} hangs {over[k]:.2f} mm over the play area's "
+                            "edge")
+        if gaps[k].min() >= sizes.marker_length:
+            problems.append(f"expedition camp {e.id} is {gaps[k].min():.2f} mm from the nearest "
                             f"mesa: it must be nearer than one marker ({sizes.marker_length:g} mm)")
-        for k in np.flatnonzero(gaps <= 0):
-            problems.append(f"expedition camp {e.id} lies on mesa {table.mesas[k].id}")
-        centre = e.polygon.centroid
-        if math.hypot(centre.x, centre.y) <= ring_radius:
+        for m in np.flatnonzero(gaps[k] <= 0):
+            problems.append(f"expedition camp {e.id} lies on mesa {table.mesas[m].id}")
+        if math.hypot(*centres[k]) <= ring_radius:
             problems.append(f"expedition camp {e.id} is not outside the outer circle of mesas")
-        start = shapely.Point(e.start)
-        if not e.polygon.contains(start) or \
-                e.polygon.exterior.distance(start) < sizes.start_mark_radius - TOLERANCE:
+        if not on_tile[k]:
             problems.append(f"expedition camp {e.id}: its start mark is not wholly on the tile")
-    for i, j, _ in _pairs_closer([e.polygon for e in camps], 0.0):
+    for i, j, _ in _pairs_closer(list(tiles), 0.0):
         problems.append(f"expedition camps {camps[i].id} and {camps[j].id} overlap")
     problems += _check_camp_spacing(camps)
     return problems
+
+
+def _camp_gaps(tiles: np.ndarray, mesas: np.ndarray, limit: float) -> np.ndarray:
+    """Distances (camps, mesas) from each camp tile to each mesa, exact below `limit` (and
+    for a camp with no mesa that near), `inf` beyond it."""
+    gaps = np.full((len(tiles), max(len(mesas), 1)), math.inf)
+    if not len(mesas):
+        return gaps
+    camp, mesa = shapely.STRtree(mesas).query(tiles, predicate="dwithin", distance=limit)
+    gaps[camp, mesa] = shapely.distance(tiles[camp], mesas[mesa])
+    far = np.flatnonzero(~np.isin(np.arange(len(tiles)), camp))
+    gaps[far] = shapely.distance(tiles[far, None], mesas[None])
+    return gaps
 
 
 def _check_camp_spacing(camps: Sequence[ExpeditionCamp]) -> list[str]:

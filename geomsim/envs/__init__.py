@@ -23,10 +23,13 @@ __all__ = ["anasazi_pose_space", "pose_action"]
 def anasazi_pose_space(state: State) -> Any:
     """The continuous poses of Anasazi as a gymnasium ``Box``: ``(x, y, heading)``, x and y in mm
     within the play area's square, heading in degrees [0, 360) (a base camp ignores the heading)."""
+    table = getattr(state.encoding, "table", None)  # Anasazi's encoding holds its table
+    if table is None:
+        raise ValueError(f"{state.game.name} has no continuous poses: the pose space is Anasazi's")
     import numpy as np
     from gymnasium.spaces import Box
 
-    radius = state.encoding.table.sizes.play_area_radius  # type: ignore[attr-defined]
+    radius = table.sizes.play_area_radius
     return Box(low=np.array([-radius, -radius, 0.0], dtype=np.float32),
                high=np.array([radius, radius, 360.0], dtype=np.float32), dtype=np.float32)
 

@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 import numpy as np
-import pyspiel  # type: ignore[import-not-found]
+import pyspiel
 
 from geomsim.registry import load_game
 from geomsim.rules import Game, State
@@ -72,7 +72,7 @@ class GeomsimGame(pyspiel.Game):
     @property
     def players(self) -> int:
         """The number of players."""
-        return self.num_players()
+        return int(self.num_players())
 
     @property
     def encoding(self) -> Any:
@@ -99,7 +99,7 @@ class _Held:
     def __init__(self, state: State | None, own: list[list[int]]):
         self.state, self.own = state, own
 
-    def __deepcopy__(self, memo: dict) -> _Held:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Held:
         return _Held(None if self.state is None else self.state.clone(), [list(o) for o in self.own])
 
 
@@ -124,9 +124,9 @@ class GeomsimState(pyspiel.State):
     def current_player(self) -> int:
         inner = self.inner
         if inner is None:
-            return pyspiel.PlayerId.CHANCE
+            return int(pyspiel.PlayerId.CHANCE)
         movers = inner.to_move()
-        return min(movers) if movers else pyspiel.PlayerId.TERMINAL
+        return min(movers) if movers else int(pyspiel.PlayerId.TERMINAL)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return [(k, 1.0 / DEALS) for k in range(DEALS)]
@@ -165,7 +165,7 @@ class GeomsimState(pyspiel.State):
     def resample_from_infostate(self, player: int, probability_sampler: Any = None) -> GeomsimState:
         """A copy whose hidden parts are drawn anew, consistent with what `player` knows; the
         draw's random numbers come from `probability_sampler` (uniform in [0, 1)) when given."""
-        other = self.clone()
+        other: GeomsimState = self.clone()
         if self.inner is not None:
             words = ([int(probability_sampler() * 2**32) for _ in range(4)]
                      if probability_sampler is not None else None)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from geomsim.rules import Event, State
+from geomsim.rules import Action, Event, State
 from geomsim.scenario.model import Expectation, Scenario, as_list, contributed_kinds
 from geomsim.scenario.source import describe, field_name
 
@@ -34,20 +34,30 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _resolve(moment: Moment, exp: Expectation) -> int:
-    """The player of a legal / illegal probe (the one to move when the file names none)."""
+def _named(exp: Expectation) -> int:
+    """The player the expectation names (the loader makes every kind that needs one name one)."""
+    if exp.player is None:
+        raise ValueError("name the player")
+    return exp.player
+
+
+def _probe(moment: Moment, exp: Expectation) -> tuple[int, Action]:
+    """The player and action of a legal / illegal probe (the player: the one to move when the
+    file names none)."""
+    if exp.action is None:
+        raise ValueError("no action to probe")
     if exp.player is not None:
-        return exp.player
+        return exp.player, exp.action
     movers = moment.state.to_move()
     if len(movers) != 1:
         raise ValueError("name the player: " + ("the game is over" if not movers else
                          f"players {', '.join(map(str, movers))} are to move"))
-    return movers[0]
+    return movers[0], exp.action
 
 
 def expect_legal(moment: Moment, exp: Expectation) -> Outcome:
-    player = _resolve(moment, exp)
-    verdict = moment.state.check(exp.action, player)
+    player, action = _probe(moment, exp)
+    verdict = moment.state.check(action, player)
     what = f"{moment.scenario.label(player)}: {exp.text}"
     if verdict.ok:
         return True, f"{what!r} is legal"
@@ -55,8 +65,8 @@ def expect_legal(moment: Moment, exp: Expectation) -> Outcome:
 
 
 def expect_illegal(moment: Moment, exp: Expectation) -> Outcome:
-    player = _resolve(moment, exp)
-    verdict = moment.state.check(exp.action, player)
+    player, action = _probe(moment, exp)
+    verdict = moment.state.check(action, player)
     what = f"{moment.scenario.label(player)}: {exp.text}"
     wanted = as_list(exp.spec.get("rule", []))
     by = f" by {', '.join(wanted)}" if wanted else ""
@@ -69,8 +79,9 @@ def expect_illegal(moment: Moment, exp: Expectation) -> Outcome:
 
 
 def expect_score(moment: Moment, exp: Expectation) -> Outcome:
-    actual = moment.state.scores()[exp.player]
-    text = f"score of {moment.scenario.who(exp.player)} is {_num(actual)}"
+    player = _named(exp)
+    actual = moment.state.scores()[player]
+    text = f"score of {moment.scenario.who(player)} is {_num(actual)}"
     wanted = exp.spec["score"]
     return (True, text) if _same(actual, wanted) else (False, f"{text}, expected {_num(wanted)}")
 
@@ -175,7 +186,7 @@ def _short(value: Any) -> str:
 
 def expect_property(moment: Moment, exp: Expectation) -> Outcome:
     spec = exp.spec
-    source = moment.state.observe(exp.player) if spec.get("of") == "observe" else moment.state.to_dict()
+    source = moment.state.observe(_named(exp)) if spec.get("of") == "observe" else moment.state.to_dict()
     of = f"observe({exp.player})" if spec.get("of") == "observe" else "state"
     try:
         value = plain(lookup(plain(source), property_path(spec["property"])))

@@ -224,7 +224,7 @@ class _Builder:
                              + ("reserved" if name == END else "used twice"))
         if name is not None:
             self.seen_names.add(name)
-        player, action, text = None, None, None
+        player, action, text = None, None, ""
         if "action" in data:
             player, action, text = self.action(here + ("action",), data["action"],
                                                here + ("player",), data.get("player"))

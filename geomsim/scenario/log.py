@@ -100,12 +100,12 @@ def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:
     if len(lines) > MAX_HISTORY + 1:
         raise ScenarioError(str(path), None, None, f"{len(lines):,} lines is over the limit of "
                                                    f"{MAX_HISTORY + 1:,} (a header and {MAX_HISTORY:,} moves)")
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
+    records: list[tuple[int, Any]] = []  # line number, the JSON on it
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
             continue
         try:
-            records.append((number, decode(line, what="line")))
+            records.append((number, decode(text, what="line")))
         except DataError as e:
             raise ScenarioError(str(path), number, None, e.problem.removeprefix("line: ")) from None
     if not records or not isinstance(records[0][1], dict) or records[0][1].get("format") != LOG_FORMAT:

@@ -38,7 +38,7 @@ class Step:
     name: str | None
     player: int | None
     action: Action | None
-    text: str | None
+    text: str  # the action as written ("" without an action)
     note: str
     expectations: tuple[Expectation, ...]
 

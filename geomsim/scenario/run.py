@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from geomsim.files import WriteError, make_folder, write_text
-from geomsim.rules import Event, IllegalAction, State
+from geomsim.rules import Action, Event, IllegalAction, State
 from geomsim.scenario.expect import Moment, evaluate
 from geomsim.scenario.log import write_log
 from geomsim.scenario.model import (
@@ -136,7 +136,7 @@ def run_scenario(scenario: Scenario, out: str | Path | None = None) -> Report:
     for step in scenario.steps:
         events: list[Event] = []
         if step.action is not None:
-            failure = _apply(report, state, step)
+            failure = _apply(report, state, step, step.action)
             if failure is not None:
                 report.results.append(failure)
                 stopped = True
@@ -158,12 +158,12 @@ def run_scenario(scenario: Scenario, out: str | Path | None = None) -> Report:
     return report
 
 
-def _apply(report: Report, state: State, step: Step) -> Result | None:
+def _apply(report: Report, state: State, step: Step, action: Action) -> Result | None:
     """Apply a step's action; the failure result when it cannot be applied."""
     scenario = report.scenario
     who = f"{scenario.label(step.player)}: " if step.player is not None else ""
     try:
-        state.apply(step.action, step.player)
+        state.apply(action, step.player)
     except IllegalAction as e:
         return Result("fail", step.line, scenario.where(step.index),
                       f"{(who + step.text)!r} is illegal: {e.verdict} (the scenario stops here)",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -236,7 +237,8 @@ def _index(loader: yaml.SafeLoader, node: yaml.Node, value: Any, path: FieldPath
 @cache
 def schema() -> dict[str, Any]:
     """The JSON Schema of a scenario file (kinds of expectations and outputs in ``$defs``)."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    found: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return found
 
 
 def part_validator(part: dict[str, Any]) -> jsonschema.protocols.Validator:
@@ -266,21 +268,24 @@ def check_schema(source: Source, instance: Any, validator: Any, base: FieldPath)
 def _explain(error: jsonschema.ValidationError) -> tuple[FieldPath, str, bool]:
     """A plain message for a schema error, and the field it is about."""
     path = tuple(error.absolute_path)
-    kind, instance = error.validator, error.instance
-    if kind == "additionalProperties":
+    kind = error.validator
+    # The file's data and the schema's value, set in every error a validation makes (the stubs
+    # allow them unset, for errors made by hand).
+    instance: Any = error.instance
+    value: Any = error.validator_value
+    if kind == "additionalProperties" and isinstance(error.schema, Mapping):
         known = list(error.schema.get("properties", {}))
         extra = [k for k in instance if k not in known]
         return path + (extra[0],), f"unknown field {extra[0]!r} (known: {', '.join(known)})", True
     if kind == "required":
-        missing = [r for r in error.validator_value if r not in instance]
+        missing = [r for r in value if r not in instance]
         return path, f"missing field {missing[0]!r}", False
     if kind == "type":
-        wanted = error.validator_value
-        wanted = " or ".join(_TYPE_WORDS[t] for t in ([wanted] if isinstance(wanted, str) else wanted))
+        wanted = " or ".join(_TYPE_WORDS[t] for t in ([value] if isinstance(value, str) else value))
         return path, f"expected {wanted}, got {describe(instance)}", False
-    if kind == "not" and "description" in error.validator_value:
-        last = error.validator_value.get("required", [None])[-1]
-        return path + ((last,) if last else ()), error.validator_value["description"], bool(last)
+    if kind == "not" and "description" in value:
+        last = value.get("required", [None])[-1]
+        return path + ((last,) if last else ()), value["description"], bool(last)
     if kind == "pattern" and path and path[-1] == "diagram":
         return path, f"{instance!r}: a diagram is a .png, .svg or .pdf file", False
     if kind == "minProperties":

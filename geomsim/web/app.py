@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import numpy as np
@@ -119,7 +119,7 @@ def make_app(start: Start) -> Starlette:
     sessions = Sessions(start)
 
     def in_session(handler: Callable[[Session, dict[str, Any]], Any], *, changes: bool = True,
-                   view: bool = True) -> Callable:
+                   view: bool = True) -> Callable[[Request], Awaitable[Response]]:
         """An endpoint that runs `handler(session, body)` under the session's lock; a changing
         request must carry the session's current version. Replies the handler's dict, with the
         view after it when `view`."""

@@ -18,7 +18,7 @@ import numpy as np
 import yaml
 
 from geomsim.bots import make_bot
-from geomsim.rules import Action, Event, Game, IllegalAction, State, Verdict
+from geomsim.rules import Action, Event, FiniteActionSpace, Game, IllegalAction, State, Verdict
 from geomsim.web.hooks import GameWeb, WebError, web_hooks
 
 JSON = Any
@@ -117,9 +117,9 @@ class Session:
         """A player number from a request (None: the one player to move)."""
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.start.players:
-            raise WebError(f"player must be 0 to {self.start.players - 1}, not {value!r}")
-        return value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < self.start.players:
+            return value
+        raise WebError(f"player must be 0 to {self.start.players - 1}, not {value!r}")
 
     def _bump(self) -> None:
         self.version += 1
@@ -179,11 +179,11 @@ class Session:
         """Let the bots of the seats to move decide until a human is to move or the game ends."""
         played, clock = 0, time.monotonic()
         while played < limit and time.monotonic() - clock < BOT_SECONDS:
-            movers = [p for p in self.state.to_move() if self.seats[p] is not None]
-            if not movers:
+            bots = [(p, spec) for p in self.state.to_move() if (spec := self.seats[p]) is not None]
+            if not bots:
                 break
-            p = movers[0]
-            bot = make_bot(self.seats[p])
+            p, spec = bots[0]
+            bot = make_bot(spec)
             rng = np.random.default_rng([self.start.seed or 0, len(self.records), p])
             self._push(p, bot.choose(self.state, p, rng), bot.spec)
             played += 1
@@ -233,6 +233,7 @@ class Session:
         rules) in the saved scenario."""
         who, verdict = self.check(action, player)
         text = f"{who}: {action}"
+        spec: JSON
         if verdict.ok:
             spec, words = {"legal": text}, f"legal: {text}"
         else:
@@ -257,7 +258,7 @@ class Session:
     def candidates(self) -> list[JSON]:
         """Every expectation the user may tick for the steps so far: the events of each step,
         the verdicts added, and the scores, players to move and winners now."""
-        found = []
+        found: list[tuple[str, int | None, JSON, str]] = []  # id, moment (None: at the end), spec, words
         for n, rec in enumerate(self.records[:self.cursor], 1):
             if self.sealed(n):
                 continue  # its events would tell what is sealed
@@ -346,7 +347,7 @@ class Session:
         state, out = self.state, {}
         for p in state.to_move():
             space = state.legal_actions(p)
-            if space.finite:
+            if isinstance(space, FiniteActionSpace):
                 items = [str(a) for a in list(space)[:ACTIONS_SHOWN]]
                 out[p] = {"finite": True, "count": len(space), "items": items}
             else:
@@ -366,7 +367,7 @@ class Session:
                           "events": [] if hidden else [self.hooks.describe(e) for e in rec.events]})
         return found
 
-    def view(self) -> JSON:
+    def view(self) -> dict[str, Any]:
         """Everything the page draws: the board, who is to move, the legal actions, the history,
         the expectations, the seats."""
         state = self.state

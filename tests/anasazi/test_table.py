@@ -271,6 +271,32 @@ def test_sector_off_its_mesa_is_named(setups):
         load_setup(data)
 
 
+def _sector_reshaped(data: dict, index: int, shell: list[list[float]]) -> tuple[str, list[str]]:
+    """Give pueblo `index`'s last sector the outline `shell` (mm, around the sector's
+    centroid): its id and the table's setup problems."""
+    sector = data["pueblos"][index]["sectors"][-1]
+    c = shapely.Polygon(sector["polygon"]["shell"]).centroid
+    sector["polygon"]["shell"] = [[c.x + x, c.y + y] for x, y in shell]
+    return sector["id"], check_table(Setup.from_json(data).table)
+
+
+def test_sector_too_small_for_its_piece_is_named(setups):
+    """anasazi/3.0/pueblos: a sector holds its piece (a treasure cube of 8 mm here)."""
+    sid, problems = _sector_reshaped(_data(setups), 10, [[-3, -3], [3, -3], [3, 3], [-3, 3]])
+    assert f"sector {sid} is too small to hold its treasure" in problems
+
+
+def test_sector_with_room_away_from_its_centroid_is_not_too_small(setups):
+    """anasazi/3.0/pueblos: a U-shaped sector, its centroid in the gap between its arms, still
+    holds a treasure in either arm (the exact fallback after the centroid's quick test)."""
+    u = [[-14, -8], [14, -8], [14, 12], [4, 12], [4, -1], [-4, -1], [-4, 12], [-14, 12]]
+    sid, problems = _sector_reshaped(_data(setups), 10, u)
+    assert not any(f"sector {sid} is too small" in p for p in problems), problems
+    narrow = [[x * 0.45, y] for x, y in u]  # arms 4.5 mm wide: no treasure fits anywhere
+    sid, problems = _sector_reshaped(_data(setups), 10, narrow)
+    assert f"sector {sid} is too small to hold its treasure" in problems
+
+
 def test_camp_outside_the_play_area_or_far_from_mesas_is_named(setups):
     data = _data(setups)
     _push_out(data["expedition_camps"][2], 60.0)

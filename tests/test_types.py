@@ -1,0 +1,20 @@
+"""The engine type-checks clean under mypy with the project's configuration (``[tool.mypy]`` in
+pyproject.toml): CI runs it through the README's test command (issue 17)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_mypy_is_clean_on_every_module_of_the_engine():
+    done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, f"mypy found problems:\n{done.stdout[-4000:]}{done.stderr[-2000:]}"
+    found = re.search(r"^Success: no issues found in (\d+) source files?$", done.stdout, re.M)
+    assert found, done.stdout
+    modules = list((ROOT / "geomsim").rglob("*.py"))
+    assert int(found.group(1)) == len(modules), "mypy checks every module of geomsim/, no fewer"

@@ -258,7 +258,7 @@ def _obstacle_camps(board, player, expedition):
             if lg._forbidden_camp(board, player, expedition, int(i)) is not None]
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6))
 def test_the_boards_of_a_game_derive_what_fresh_boards_do(seed):
     """Along a random 4-player game, at every step: the board the state made (following the

@@ -132,8 +132,8 @@ class Board:
 
     def follow(self, previous: Board | None) -> Board:
         """This board, allowed to take over what `extended` (`grown`) and `kept` made for
-        `previous` (the
-        board of the same game before the last change) where it still holds; returns self."""
+        `previous` (the board of the same game before the last change) where it still holds;
+        returns self."""
         if previous is not None and previous.table is self.table:
             # What `previous` did not make itself, it may hand on from the board it followed.
             object.__setattr__(self, "_before", {**previous._before, **previous._made})
@@ -976,9 +976,7 @@ def first_legal_camps(board: Board, z: NDArray[np.complex128], want: int) -> lis
     inside = np.abs(z) + r <= sizes.play_area_radius + EPS
     if len(camps):
         inside &= ~(np.abs(z[:, None] - camps) <= 2 * r - EPS).any(axis=1)
-    # Only the candidates still in the running reach the other tests.
-    keep = inside.nonzero()[0]
-    z = z[keep]
+    z = z[inside]  # only the candidates still in the running reach the other tests
     i, j = (np.abs(z[:, None] - circles.centre) <= circles.radius + d).nonzero()  # mesas, tiles
     if len(i):
         i = i[shapely.dwithin(prepared[j], shapely.points(_xy(z[i])), d)]
@@ -989,7 +987,8 @@ def first_legal_camps(board: Board, z: NDArray[np.complex128], want: int) -> lis
         return found
     # The markers in plain Python, candidate by candidate: the first legal ones are near the
     # front. Each marker's circle (`_marker_reach`, a millimetre to spare) first, then the
-    # analytic distance (`_rect_distance`: the same numbers as `check_camp_points` makes).
+    # analytic distance (`_rect_distance`: the very arithmetic of the point's complex product
+    # with the marker's conjugated heading, as before).
     poses = [pose for laid in board.expeditions.values() for pose in laid]
     close = _marker_reach(sizes) + d
     for c in z.tolist():

@@ -207,6 +207,6 @@ def test_the_run_header_shows_the_whole_description_wrapped(tmp_path, capsys):
 
 
 def test_python_dash_m_geomsim_is_the_command_line():
-    out = subprocess.run([sys.executable, "-m", "geomsim", "list"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "geomsim", "games"], capture_output=True,
                          text=True, check=True)
     assert all(name in out.stdout for name in geomsim.list_games())

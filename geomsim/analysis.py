@@ -656,16 +656,17 @@ def summarize(rows: Iterable[dict[str, Any]]) -> Summary:
     if not rows:
         return Summary(games=0)
     players = rows[0]["players"]
+    shares = [win_shares(r["players"], r["winners"]) for r in rows]
     seats = []
     for s in range(players):
-        wins = sum(_share(r, s) for r in rows)
+        wins = sum(share[s] for share in shares)
         seats.append({"seat": s, **_rate(wins, len(rows)),
                       "score": describe([r["scores"][s] for r in rows])})
     bots: dict[str, dict[str, list[float]]] = {}
-    for r in rows:
+    for r, share in zip(rows, shares):
         for s, name in enumerate(r["bots"]):
             entry = bots.setdefault(name, {"wins": [], "scores": []})
-            entry["wins"].append(_share(r, s))
+            entry["wins"].append(share[s])
             entry["scores"].append(r["scores"][s])
     by_bot = [{"bot": name, **_rate(sum(e["wins"]), len(e["wins"])), "score": describe(e["scores"])}
               for name, e in sorted(bots.items())]

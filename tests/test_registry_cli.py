@@ -204,3 +204,9 @@ def test_the_run_header_shows_the_whole_description_wrapped(tmp_path, capsys):
     header = out[1:out.index(next(line for line in out if line.startswith("  pass")))]
     assert " ".join(" ".join(header).split()) == f"First line, cut mid-sentence. {words}."
     assert len(header) > 1 and all(len(line) <= 96 for line in header)
+
+
+def test_python_dash_m_geomsim_is_the_command_line():
+    out = subprocess.run([sys.executable, "-m", "geomsim", "games"], capture_output=True,
+                         text=True, check=True)
+    assert all(name in out.stdout for name in geomsim.list_games())

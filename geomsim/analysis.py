@@ -206,6 +206,9 @@ def _no_reason(e: BaseException) -> None:
     return None
 
 
+TASK_SECONDS = 0.1  # automatic chunks aim at tasks this long: scheduling costs stay below 1-2%
+
+
 @dataclass
 class Pool:
     """An executor, how many tasks to keep in flight on it, and how to stop it at once.
@@ -221,11 +224,13 @@ class Pool:
     abandon: Callable[[], None] = _nothing
     check: Callable[[], None] = _nothing
     lost: Callable[[BaseException], str | None] = _no_reason
+    task_seconds: float = TASK_SECONDS  # the play an automatic chunk packs into a task
 
 
 CHECK_SECONDS = 1.0
 LOCAL_TASKS_PER_WORKER = 2  # a task queued behind the running one: no worker waits for the next
 DASK_TASKS_PER_THREAD = 8  # Dask needs more to hide its round trips (benchmarks/README.md)
+DASK_TASK_SECONDS = 1.0  # a Dask task costs the client and scheduler about 7 ms of CPU
 
 
 def local_pool(workers: int, mp_context: Any = None) -> Pool:
@@ -273,6 +278,9 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
         raise UserError(f"--scheduler {address}: no worker joined within {worker_timeout:g} s "
                         f"(start one with: dask worker {address})") from None
     threads = sum(client.nthreads().values()) or 1
+    from geomsim.dask_workers import BatchWorkers
+
+    client.register_plugin(BatchWorkers())
     executor = client.get_executor(pure=False)
     idle_since: list[float] = []
 
@@ -287,13 +295,22 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
             raise PoolLost(f"the Dask scheduler at {address} has had no worker for "
                            f"{worker_timeout:g} s")
 
+    def release() -> None:
+        # The workers get their profiler and memory trimming back (geomsim.dask_workers).
+        if client.status == "running":
+            try:
+                client.unregister_worker_plugin(BatchWorkers.name)
+            except Exception:  # a cluster going away: nothing left to put back
+                pass
+        client.close()
+
     def close() -> None:
         executor.shutdown(wait=True)
-        client.close()
+        release()
 
     def abandon() -> None:
         executor.shutdown(wait=False)
-        client.close()
+        release()
 
     def lost(e: BaseException) -> str | None:
         from concurrent.futures import CancelledError
@@ -308,7 +325,8 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
             return f"lost the Dask scheduler at {address}"
         return f"the Dask cluster at {address} lost a task ({type(e).__name__}: {e})"
 
-    return Pool(executor, DASK_TASKS_PER_THREAD * threads, close, abandon, check, lost)
+    return Pool(executor, DASK_TASKS_PER_THREAD * threads, close, abandon, check, lost,
+                DASK_TASK_SECONDS)
 
 
 def _quiet_dask() -> None:
@@ -426,7 +444,6 @@ class Interrupted(Exception):
         super().__init__(f"interrupted after {written} of {total} games")
 
 
-TASK_SECONDS = 0.1  # automatic chunks aim at tasks this long: scheduling costs stay below 1-2%
 MAX_CHUNK = 256
 
 
@@ -434,13 +451,14 @@ MAX_CHUNK = 256
 class _Chunker:
     """Cuts the seeds to play into tasks: `size` games each, or sized from the games played.
 
-    Automatic sizing starts at one game a task and then packs about `TASK_SECONDS` of play
+    Automatic sizing starts at one game a task and then packs about `task_seconds` of play
     into each, never so many that fewer than `slots` tasks remain for the workers at the end.
     """
 
     seeds: Sequence[int]
     slots: int
     size: int | None = None
+    task_seconds: float = TASK_SECONDS
     played: int = 0
     seconds: float = 0.0
 
@@ -460,7 +478,7 @@ class _Chunker:
         if not self.played:
             return 1
         per_game = max(self.seconds / self.played, 1e-6)
-        return max(1, min(MAX_CHUNK, int(TASK_SECONDS / per_game), left // self.slots))
+        return max(1, min(MAX_CHUNK, int(self.task_seconds / per_game), left // self.slots))
 
 
 @contextmanager
@@ -509,7 +527,7 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     pending: set[Future[Any]] = set()
     try:
         with _sigterm_as_interrupt():
-            _play(batch, pool, _Chunker(todo, pool.capacity, chunk), pending, f, rows, bar)
+            _play(batch, pool, _Chunker(todo, pool.capacity, chunk, pool.task_seconds), pending, f, rows, bar)
         _append(f, [], sync=True)
     except KeyboardInterrupt:
         _abandon(pool, pending)

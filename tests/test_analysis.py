@@ -111,6 +111,37 @@ def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict],
     assert _rows(tmp_path) == reference
 
 
+def test_a_dask_batch_pauses_the_workers_profiler_and_packs_a_second_a_task(tmp_path: Path
+                                                                          ) -> None:
+    """Dask's sampling profiler and its per-task cost slow geomsim's games by a quarter
+    (benchmarks/README.md): while a batch holds the cluster its workers do not profile, and
+    automatic chunks pack a second of play, not a tenth; closing the batch gives the
+    profiler back."""
+    distributed = pytest.importorskip("distributed")
+    from geomsim.analysis import DASK_TASK_SECONDS
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        client = distributed.Client(cluster.scheduler_address)
+
+        def profiling() -> list[bool]:
+            return list(client.run(lambda dask_worker:
+                                   dask_worker.periodic_callbacks["profile"].is_running()
+                                   ).values())
+
+        assert profiling() == [True]
+        pool = dask_pool(cluster.scheduler_address)
+        assert profiling() == [False]
+        assert pool.task_seconds == DASK_TASK_SECONDS > TASK_SECONDS
+        chunker = _Chunker(list(range(1000)), slots=2, task_seconds=pool.task_seconds)
+        next(iter(chunker))
+        chunker.record([{"seconds": 0.01}] * 4)
+        assert len(next(iter(chunker))) == round(DASK_TASK_SECONDS / 0.01)
+        pool.close()
+        assert profiling() == [True]
+        client.close()
+
+
 def test_a_scheduler_without_workers_is_refused_after_a_bounded_wait(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:

@@ -1,0 +1,70 @@
+"""What a geomsim batch changes on the Dask workers it plays on, for as long as it plays.
+
+Two defaults of a Dask worker cost geomsim's games, which are pure Python over many small
+numpy and shapely objects, a quarter of their speed (benchmarks/README.md, "Dask: what a worker
+costs"): the sampling profiler, which walks the stack of the running task every 10 ms for the
+dashboard's profile page, and the `MALLOC_TRIM_THRESHOLD_=65536` a Nanny gives its worker so
+that freed memory goes back to the system at once. `BatchWorkers` pauses the one and raises the
+other while a batch runs, and puts both back when the batch ends (a batch killed with SIGKILL
+cannot: the worker keeps them until it restarts).
+
+Only `geomsim.analysis.dask_pool` imports this module (Dask is an optional extra).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from typing import Any
+
+from distributed import WorkerPlugin
+from distributed.core import Status
+
+M_TRIM_THRESHOLD = -1  # mallopt's parameter (glibc's malloc.h)
+BATCH_TRIM_THRESHOLD = 32 * 1024 * 1024  # the largest glibc's own sliding threshold reaches
+GLIBC_TRIM_THRESHOLD = 128 * 1024  # glibc's default, where no environment variable sets one
+
+
+def _mallopt() -> Any:
+    """glibc's `mallopt`, or None (another C library, or none found)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "mallopt", None) if name else None
+    except OSError:
+        return None
+
+
+def _trim_threshold_of_environment() -> int:
+    """The trim threshold this worker process started with."""
+    try:
+        return int(os.environ.get("MALLOC_TRIM_THRESHOLD_", GLIBC_TRIM_THRESHOLD))
+    except ValueError:
+        return GLIBC_TRIM_THRESHOLD
+
+
+class BatchWorkers(WorkerPlugin):
+    """Pause the worker's sampling profiler and keep freed memory (up to 32 MiB) in the
+    process while a geomsim batch runs; put both back at teardown."""
+
+    name = "geomsim-batch"
+
+    def setup(self, worker: Any) -> None:
+        """Called on every worker, now and as workers join."""
+        profiler = worker.periodic_callbacks.get("profile")
+        self._profiling = profiler is not None and profiler.is_running()
+        if self._profiling:
+            profiler.stop()
+        mallopt = _mallopt()
+        if mallopt is not None:
+            mallopt(M_TRIM_THRESHOLD, BATCH_TRIM_THRESHOLD)
+
+    def teardown(self, worker: Any) -> None:
+        """Called when the batch unregisters the plugin (or the worker closes)."""
+        profiler = worker.periodic_callbacks.get("profile")
+        if getattr(self, "_profiling", False) and profiler is not None \
+                and worker.status == Status.running:
+            profiler.start()
+        mallopt = _mallopt()
+        if mallopt is not None:
+            mallopt(M_TRIM_THRESHOLD, _trim_threshold_of_environment())

@@ -927,18 +927,29 @@ class State(ABC):
     # -- notebooks ------------------------------------------------------------------------------
     def _repr_svg_(self) -> str | None:
         """The drawing, as SVG (Jupyter shows it); None for a game without a drawing."""
-        found = self._figure_bytes("svg")
+        found = self._figure_bytes("svg").get("svg")
         return None if found is None else found.decode()
 
     def _repr_png_(self) -> bytes | None:
         """The drawing, as PNG bytes; None for a game without a drawing."""
-        return self._figure_bytes("png")
+        return self._figure_bytes("png").get("png")
 
-    def _figure_bytes(self, fmt: str) -> bytes | None:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Jupyter's display: the state drawn once, as SVG and PNG (asked for `_repr_svg_` and
+        `_repr_png_` in turn, Jupyter would draw it twice); empty without a drawing."""
+        mimes = {"image/svg+xml": "svg", "image/png": "png"}
+        wanted = [fmt for mime, fmt in mimes.items()
+                  if (not include or mime in include) and not (exclude and mime in exclude)]
+        found = self._figure_bytes(*wanted) if wanted else {}
+        return {mime: data.decode() if fmt == "svg" else data
+                for mime, fmt in mimes.items() if (data := found.get(fmt)) is not None}
+
+    def _figure_bytes(self, *formats: str) -> dict[str, bytes]:
+        """The drawing rendered in each of `formats` (drawn once); empty without a drawing."""
         try:
             ax = self.draw()
         except NotImplementedError:
-            return None
+            return {}
         from geomsim.plotting import figure_bytes  # matplotlib loads only when drawn
 
-        return figure_bytes(ax, fmt)
+        return {fmt: figure_bytes(ax, fmt) for fmt in formats}

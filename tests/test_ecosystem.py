@@ -243,6 +243,21 @@ def test_anasazi_summary_counts_the_pieces():
     assert f"with {laid} of 54 markers laid" in text
 
 
+def test_a_notebook_draws_a_state_once_for_both_images(monkeypatch):
+    """Jupyter asks every display method it finds; the bundle answers for SVG and PNG at once."""
+    formatters = pytest.importorskip("IPython.core.formatters")
+    state = _game("cibola").new_state(2, seed=0)
+    drawn = []
+    draw = type(state).draw
+    monkeypatch.setattr(type(state), "draw", lambda self: drawn.append(1) or draw(self))
+    shown, _ = formatters.DisplayFormatter().format(state)
+    assert drawn == [1]
+    assert shown["image/png"].startswith(b"\x89PNG") and "<svg" in shown["image/svg+xml"]
+    assert shown["text/plain"] == repr(state)
+    png_only = state._repr_mimebundle_(include={"image/png"})
+    assert list(png_only) == ["image/png"] and len(drawn) == 2
+
+
 def test_repr_names_game_players_and_mover():
     state = _game("aztekz").new_state(3, seed=0)
     assert repr(state) == f"<aztekz state, 3 players, 0 actions, to move: {state.to_move()[0]}>"

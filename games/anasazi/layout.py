@@ -179,9 +179,9 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
     for square in camps:
         space.add(pymunk.Poly(space.static_body, square.tolist(), radius=clearance))
     edge = sizes.play_area_radius
-    space.add(*_walls(space, outlines, centres, edge, clearance))
-
     overlap = _Overlap(outlines, camps, clearance, edge)
+    space.add(*_walls(space, overlap.radii, centres, edge, clearance))
+
     dt, start = 1.0 / 60.0, np.asarray(centres, float)
     for step in range(1, options.max_steps + 1):
         space.step(dt)
@@ -195,15 +195,15 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
     return None
 
 
-def _walls(space: pymunk.Space, outlines: Sequence[np.ndarray], centres: np.ndarray,
-           edge: float, clearance: float) -> list[pymunk.Segment]:
-    """The play area's edge as 96 static segments, only those a mesa may come near (a mesa
-    that travels farther than `WALL_REACH` fails the attempt): most tables keep far from the
-    edge, and each segment costs pymunk about 10 µs to make."""
+def _walls(space: pymunk.Space, radii: np.ndarray, centres: np.ndarray, edge: float,
+           clearance: float) -> list[pymunk.Segment]:
+    """The play area's edge as 96 static segments, only those a mesa (of farthest vertex
+    `radii` from its centre) may come near (a mesa that travels farther than `WALL_REACH`
+    fails the attempt): most tables keep far from the edge, and each segment costs pymunk
+    about 10 µs to make."""
     t = np.linspace(0, 2 * np.pi, 97)
     wall = np.column_stack([edge * np.cos(t), edge * np.sin(t)])
     mid = (wall[:-1] + wall[1:]) / 2
-    radii = np.array([np.hypot(*o.T).max() for o in outlines])
     near = (np.hypot(*(mid[:, None] - centres[None]).transpose(2, 0, 1))
             < radii + clearance + WALL_REACH).any(axis=1)
     return [pymunk.Segment(space.static_body, tuple(wall[k]), tuple(wall[k + 1]), 0.0)
@@ -224,11 +224,12 @@ class _Overlap:
 
     def __init__(self, outlines: Sequence[np.ndarray], camps: np.ndarray, clearance: float,
                  edge: float):
-        self.lengths = np.array([len(o) for o in outlines])
+        lengths = np.array([len(o) for o in outlines])
         self.every = np.concatenate(outlines)
-        self.index = np.repeat(np.arange(len(outlines)), self.lengths)
+        self.index = np.repeat(np.arange(len(outlines)), lengths)
+        # each outline's farthest vertex from its centre
         self.radii = np.maximum.reduceat(np.hypot(*self.every.T),
-                                         np.concatenate([[0], np.cumsum(self.lengths)[:-1]]))
+                                         np.concatenate([[0], np.cumsum(lengths)[:-1]]))
         self.camps = shapely.polygons(camps)
         self.camp_centres = camps.mean(axis=1)
         self.camp_radius = float(np.hypot(*(camps[0] - self.camp_centres[0]).T).max())
@@ -698,9 +699,8 @@ def _check_pueblos(table: Table) -> list[str]:
     sizes, problems = table.sizes, []
     sectors = table.sectors
     polys = np.array([s.polygon for s in sectors], dtype=object)
-    mesa_of = {m.id: m.polygon for m in table.mesas}
-    pueblo_of = {s.id: p.mesa for p in table.pueblos for s in p.sectors}
-    mesas = np.array([mesa_of.get(pueblo_of.get(s.id), _NOWHERE) for s in sectors], dtype=object)
+    mesas = np.array([table.mesa(p.mesa).polygon for p in table.pueblos for _ in p.sectors],
+                     dtype=object)  # in the order of `table.sectors`, pueblo by pueblo
     # Wholly on its mesa: nothing of the sector lies outside (within rounding).
     outside = np.zeros(len(sectors))
     off = ~shapely.covers(mesas, polys)
@@ -737,9 +737,6 @@ def _check_pueblos(table: Table) -> list[str]:
             problems.append(f"the sectors of pueblo {a} overlap" if a == b
                             else f"pueblos {a} and {b} overlap")
     return problems
-
-
-_NOWHERE = shapely.Polygon()  # the mesa of a sector whose pueblo names none: nothing covers it
 
 
 def _holds_disc(polys: np.ndarray, radius: np.ndarray) -> np.ndarray:

@@ -403,6 +403,14 @@ def _near(circles: Circles, x: float, y: float, d: float) -> NDArray[np.intp]:
     return (np.abs(circles.centre - complex(x, y)) <= circles.radius + d).nonzero()[0]
 
 
+def _camps_near(board: Board, x: float, y: float, d: float, start: int = 0) -> list[int]:
+    """`_near` of the base camps numbered `start` and on, in plain Python for a handful (abs
+    of a complex number is `hypot`, which may differ from numpy's `abs` in the last bit: for
+    prefilters with room to spare)."""
+    centre, limit, camps = complex(x, y), board.sizes.base_camp_radius + d, board.camps
+    return [i for i in range(start, len(camps)) if abs(camps[i].centre - centre) <= limit]
+
+
 def _marker_reach(sizes: Sizes) -> float:
     """How far from its centre a marker reaches (half its diagonal), with 1 mm to spare."""
     return math.hypot(sizes.marker_length, sizes.marker_width) / 2.0 + 1.0
@@ -687,14 +695,9 @@ def covered_camps(board: Board, pose: Pose, start: int = 0) -> list[int]:
     `MARGIN` of the limit."""
     sizes, camps = board.sizes, board.camps
     limit = sizes.base_camp_radius - EPS
-    # The prefilter of `_near` in plain Python for a handful (it has a millimetre to spare).
-    centre, near = complex(pose.x, pose.y), sizes.base_camp_radius + _marker_reach(sizes)
     found = []
-    for i in range(start, len(camps)):
-        camp = camps[i]
-        if abs(camp.centre - centre) > near:
-            continue
-        d = _rect_distance(pose, sizes, camp.x, camp.y)
+    for i in _camps_near(board, pose.x, pose.y, _marker_reach(sizes), start):  # a mm to spare
+        d = _rect_distance(pose, sizes, camps[i].x, camps[i].y)
         if d <= limit - MARGIN:
             found.append(i)
         elif d <= limit + MARGIN:
@@ -851,15 +854,13 @@ def _marker_context(board: Board, player: int, expedition: str, near_target: boo
     reach = math.hypot(sizes.marker_length, sizes.marker_width) if near_target else math.inf
     rows = []
     rc, re_ = sizes.base_camp_radius, sizes.explorer_radius
-    # `_near` of the base camps, in plain Python for a handful (abs of a complex number is
-    # `hypot`, which may differ from numpy's `abs` in the last bit: only for a camp a whole
-    # diagonal away from every marker that covers the target, whose verdicts are the same).
-    centre, limit = complex(tx, ty), rc + reach
-    for i, camp in enumerate(board.camps):
-        if abs(camp.centre - centre) <= limit:
-            rule = _forbidden_camp(board, player, expedition, i)
-            if rule is not None:
-                rows.append((camp.x, camp.y, rc, _OBSTACLE_RULES.index(rule)))
+    # (A last-bit difference of `_camps_near` matters only for a camp a whole diagonal away
+    # from every marker that covers the target, whose verdicts are the same.)
+    for i in _camps_near(board, tx, ty, reach):
+        rule = _forbidden_camp(board, player, expedition, i)
+        if rule is not None:
+            camp = board.camps[i]
+            rows.append((camp.x, camp.y, rc, _OBSTACLE_RULES.index(rule)))
     limit, hypot = reach + re_, math.hypot
     rows += [(x, y, re_, _EXPLORER_CODE) for e, x, y in end_explorers(board)
              if e != expedition and hypot(x - tx, y - ty) <= limit]

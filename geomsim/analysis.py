@@ -527,7 +527,8 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     pending: set[Future[Any]] = set()
     try:
         with _sigterm_as_interrupt():
-            _play(batch, pool, _Chunker(todo, pool.capacity, chunk, pool.task_seconds), pending, f, rows, bar)
+            chunker = _Chunker(todo, pool.capacity, chunk, pool.task_seconds)
+            _play(batch, pool, chunker, pending, f, rows, bar)
         _append(f, [], sync=True)
     except KeyboardInterrupt:
         _abandon(pool, pending)

@@ -4,9 +4,9 @@ Two defaults of a Dask worker cost geomsim's games, which are pure Python over m
 numpy and shapely objects, 9-15% more of the worker's CPU a game (benchmarks/README.md, "Dask:
 what a worker costs"): the sampling profiler, which walks the stack of the running task every
 10 ms for the dashboard's profile page, and the `MALLOC_TRIM_THRESHOLD_=65536` a Nanny gives
-its worker so that freed memory goes back to the system at once. `BatchWorkers` pauses the one and raises the
-other while a batch runs, and puts both back when the batch ends (a batch killed with SIGKILL
-cannot: the worker keeps them until it restarts).
+its worker so that freed memory goes back to the system at once. `BatchWorkers` pauses the
+one and raises the other while a batch runs, and puts both back when the batch ends (a batch
+killed with SIGKILL cannot: the worker keeps them until it restarts).
 
 Only `geomsim.analysis.dask_pool` imports this module (Dask is an optional extra).
 """

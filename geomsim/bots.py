@@ -13,11 +13,15 @@ Bots are named by a spec string (``"random"``, ``"greedy:32"``, ``"ismcts:200"``
 ``"ismcts:0.5s"``) through `make_bot`; `play_game` plays one game and returns a `GameResult`.
 
 A game may define ``State.figures() -> dict`` (numbers worth reporting per game, e.g. treasures
-taken or markers laid); `play_game` copies it into the result when present.
+taken or markers laid); `play_game` copies it into the result when present. It may define
+``State.legality_key(player)``: a value, compared with ``==``, such that two states of one game
+with equal keys hold the same actions of `player` legal, or None where it cannot say;
+`ISMCTSBot` then checks each sampled action of a node once per key, not at every visit.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -145,6 +149,8 @@ class _Node:
 
     edges: dict[Player, dict[Action, _Edge]] = field(default_factory=dict)
     children: dict[tuple[tuple[Player, Action], ...], _Node] = field(default_factory=dict)
+    # Per mover, per legality key met here: [key, edges checked, the legal ones among them].
+    legal: dict[Player, list[list[Any]]] = field(default_factory=dict)
 
 
 def rewards(values: Sequence[float], winners: Sequence[Player]) -> list[float]:
@@ -260,7 +266,7 @@ class ISMCTSBot:
             if untried:
                 new = untried[int(rng.integers(len(untried)))]
         else:
-            legal = [a for a in edges if state.check(a, player).ok]
+            legal = self._legal_edges(node, state, player, edges)
             visits = sum(e.visits for e in edges.values())
             if not legal or len(edges) < self.widen_c * (visits + 1) ** self.widen_alpha:
                 sampled = space.sample(rng, 1)
@@ -275,6 +281,26 @@ class ISMCTSBot:
         if not legal:
             raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return max(legal, key=lambda a: edges[a].ucb(self.exploration))
+
+    @staticmethod
+    def _legal_edges(node: _Node, state: State, player: Player,
+                     edges: dict[Action, _Edge]) -> list[Action]:
+        """The actions of `edges` legal for `player` in `state`, in the edges' order: each
+        checked exactly, once per legality key of the game (`legality_key_of`) met at `node`
+        (an edge checked under an equal key keeps its verdict), or at every visit without."""
+        key = legality_key_of(state, player)
+        if key is None:
+            return [a for a in edges if state.check(a, player).ok]
+        known = node.legal.setdefault(player, [])
+        entry = next((k for k in known if k[0] == key), None)
+        if entry is None:
+            entry = [key, 0, []]
+            known.append(entry)
+        if entry[1] < len(edges):
+            entry[2] += [a for a in itertools.islice(edges, entry[1], None)
+                         if state.check(a, player).ok]
+            entry[1] = len(edges)
+        return list(entry[2])
 
     def _rollout(self, state: State, rng: np.random.Generator) -> list[float]:
         """The rewards after random moves until the end, or until `rollout_depth` decisions
@@ -428,6 +454,12 @@ def figures_of(state: State) -> dict[str, Any]:
         raise TypeError(f"{state.game.name}: State.figures() must return a dict, "
                         f"not {type(found).__name__}")
     return {str(k): v for k, v in found.items()}
+
+
+def legality_key_of(state: State, player: Player) -> Any:
+    """`state.legality_key(player)` (see the module docstring), or None when the game has none."""
+    hook = getattr(state, "legality_key", None)
+    return hook(player) if callable(hook) else None
 
 
 def choice_figures_of(state: State, player: Player) -> dict[str, float]:

@@ -15,6 +15,7 @@ import copy
 import functools
 import hashlib
 import json
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -373,12 +374,38 @@ class AnasaziState(State):
         derive piece by piece is carried over to the next board)."""
         key = (len(self.camps), tuple(map(len, self.expeditions.values())), tuple(self.fresh))
         if self._board is None or self._board[0] != key:
-            board = Board(self.table, tuple(self.camps),
-                          {e: tuple(p) for e, p in self.expeditions.items() if p},
-                          frozenset(self.fresh))
-            # What was derived piece by piece for the board before is extended, not remade.
-            self._board = (key, board.follow(self._board and self._board[1]))
+            before = self._board and self._board[1]
+            change = self._change_since(before, key)
+            hit = _NEXT_BOARDS.get(change) if change is not None else None
+            if hit is not None and hit[0] is before:
+                board = hit[1]
+            else:
+                board = Board(self.table, tuple(self.camps),
+                              {e: tuple(p) for e, p in self.expeditions.items() if p},
+                              frozenset(self.fresh))
+                # What was derived piece by piece for the board before is extended, not remade.
+                board.follow(before)
+                if change is not None:
+                    _NEXT_BOARDS.put(change, (before, board))
+            self._board = (key, board)
         return self._board[1]
+
+    def _change_since(self, before: Board | None, key: tuple) -> tuple | None:
+        """What was laid on `before` (the board this state had last) to make the table now,
+        with the turn's new base camps, as a key of `_NEXT_BOARDS`; None when the pieces now
+        do not begin with those of `before`."""
+        if before is None or before.table is not self.table or not all(
+                map(operator.is_, before.camps, self.camps)):
+            return None
+        added = []
+        for e, poses in self.expeditions.items():
+            laid = before.expeditions.get(e, ())
+            if not all(map(operator.is_, laid, poses)) or len(laid) > len(poses):
+                return None
+            added.append(tuple(poses[len(laid):]))
+        if len(before.camps) > len(self.camps):
+            return None
+        return (id(before), key, tuple(self.camps[len(before.camps):]), tuple(added))
 
     def markers_left(self) -> int:
         """Expedition markers still in the supply."""
@@ -446,6 +473,15 @@ class AnasaziState(State):
         very object: a new one is made whenever a piece is laid) and the turn."""
         return (self.board(), self.phase, self.current, self.actions_left, tuple(self.pending),
                 player)
+
+    def legality_key(self, player: int) -> tuple | None:
+        """What decides which actions of `player` are legal now, while the choice is a base
+        camp or a marker (the board and the turn: `geomsim.bots.ISMCTSBot` keeps its verdicts
+        per key); None while a tower look or a take is to decide (those read the contents and
+        the hands)."""
+        if self.pending or self.phase not in ("camps", "play"):
+            return None
+        return self._position(player)
 
     def _proven(self, action: Action, player: int) -> bool:
         """Whether the sampler returned this very object in this very position (see
@@ -538,7 +574,11 @@ class AnasaziState(State):
                 return found
             action = action.resolve(self)
         if isinstance(action, PlaceMarker):
-            return lg.marker_violations(self.board(), player, action.expedition, action.pose)
+            board, e = self.board(), action.expedition
+            # Judged once per board (a search judges the same markers again and again).
+            return list(board.memo(("marker violations", player, e, action.x, action.y,
+                                    action.heading),
+                                   lambda: lg.marker_violations(board, player, e, action.pose)))
         if isinstance(action, LookTower):
             return self._look_violations(action, player)
         if isinstance(action, TakeTreasure):
@@ -581,7 +621,9 @@ class AnasaziState(State):
             found.append(Violation(CAMPS_LEFT, f"player {player} has built all "
                                    f"{self.sizes.base_camps_per_player} base camps",
                                    {"built": self.sizes.base_camps_per_player}))
-        return found + lg.camp_violations(self.board(), action.x, action.y)
+        board, x, y = self.board(), action.x, action.y
+        return found + board.memo(("camp violations", x, y),
+                                  lambda: lg.camp_violations(board, x, y))
 
     def _look_violations(self, action: LookTower, player: int) -> list[Violation]:
         """A look names a tower on the table; in setup a new one; after a marker one on the
@@ -925,6 +967,7 @@ class AnasaziState(State):
         """A full state consistent with `observe(player)`: the towers `player` has not seen are
         shuffled among themselves, the other players' objective cards drawn from the cards left
         (every player's, `player`'s too, before the cards are dealt)."""
+        self.board()  # made before the copy: every determinization shares it, and what is derived from it
         other = self.clone()
         if self.phase == "over":
             return other
@@ -1070,6 +1113,12 @@ class AnasaziState(State):
         self._deal_text, self._laid_text = None, laid
         self._board = None
         return self
+
+
+# The board made after a change of a board (`AnasaziState._change_since`), for every state that
+# makes the same change of the same board: the determinizations of a search follow the same
+# paths of play, and what the rules derive from a board is kept on it (`Board.memo`).
+_NEXT_BOARDS = lg.Recent(1024)
 
 
 class _Laid:

@@ -155,6 +155,10 @@ class TableArrays:
         ip[I_FSIZE] = 2 * camps + 5 * sizes.markers
         self.ip = ip
         self.offsets = ip.tolist()  # the same, as Python ints (for `encode`)
+        # A game with nothing on the table and no expedition started, which `encode` fills.
+        self.blank_gi = np.zeros(ip[I_GSIZE], dtype=np.int64)
+        self.blank_gi[ip[O_LAST]:ip[O_LAST] + E] = -1
+        self.blank_gf = np.zeros(ip[I_FSIZE], dtype=np.float64)
 
     def arrays(self) -> tuple:
         """The table's arrays in the order `play_batch` takes them."""
@@ -201,50 +205,71 @@ def table_arrays(table: Table) -> TableArrays:
 
 # -- a state --------------------------------------------------------------------------------------
 def encode(state: AnasaziState, arrays: TableArrays) -> tuple[np.ndarray, np.ndarray]:
-    """The int and float arrays (`gi`, `gf`) of one game at `state` (left unchanged); filled as
-    Python lists (a rollout encodes its state every time)."""
+    """The int and float arrays (`gi`, `gf`) of one game at `state` (left unchanged): the
+    table's blank arrays copied, then only what lies on it written (a rollout of a search
+    encodes its state every time)."""
     o = arrays.offsets
-    if state.num_players > MAX_PLAYERS:
+    players = state.num_players
+    if players > MAX_PLAYERS:
         raise ValueError(f"anasazi playouts: at most {MAX_PLAYERS} players")
-    gi, gf = [0] * o[I_GSIZE], [0.0] * o[I_FSIZE]
-    gi[:G_NCAMPS + 1] = [state.num_players, PHASES[state.phase], state.current, state.step,
-                         state.actions_left, state.first_player, int(bool(state.ended)),
-                         len(state.camps)]
-    gi[G_TRACK:G_TRACK + NCOLOURS] = [state.track[c] for c in COLOURS]
-    for p, hand in enumerate(state.hands):
-        gi[G_HANDS + NCOLOURS * p:G_HANDS + NCOLOURS * (p + 1)] = [hand[c] for c in COLOURS]
-    gi[G_OBJ:G_OBJ + state.num_players] = [_COLOUR[c] for c in state.objectives]
-    n = len(state.camps)
-    gi[o[O_OWNER]:o[O_OWNER] + n] = [c.owner for c in state.camps]
-    gi[o[O_COVERED]:o[O_COVERED] + n] = [int(c) for c in state.covered]
-    gf[o[O_CAMPXY]:o[O_CAMPXY] + 2 * n] = [v for c in state.camps for v in (c.x, c.y)]
-    for i in state.fresh:
-        gi[o[O_FRESH] + i] = 1
-    sector, mesa = arrays.sector_index, arrays.mesa_index
-    for sid, (kind, c) in state.contents.items():
-        gi[o[O_CONTENT] + sector[sid]] = TOWER if kind == "tower" else TREASURE
-        gi[o[O_COLOUR] + sector[sid]] = _COLOUR[c]
-    for sid in state.setup_looked:
-        gi[o[O_LOOKED] + sector[sid]] = 1
-    for m in state.visited:
-        gi[o[O_VISITED] + mesa[m]] = 1
-    k = 0
-    for e, eid in enumerate(arrays.expedition_ids):
-        gi[o[O_LAST] + e] = -1
-        for pose in state.expeditions.get(eid, ()):
-            at = o[O_MARK] + 5 * k
-            gf[at:at + 5] = (pose.x, pose.y, pose.heading, *lg.cos_sin(pose.heading))
-            gi[o[O_MEXP] + k], gi[o[O_LAST] + e] = e, k
-            k += 1
+    gi, gf = arrays.blank_gi.copy(), arrays.blank_gf.copy()
+    camps = state.camps
+    n = len(camps)
+    ints = [players, PHASES[state.phase], state.current, state.step, state.actions_left,
+            state.first_player, int(bool(state.ended)), n]
+    gi[:G_NCAMPS + 1] = ints
+    gi[G_TRACK:G_HANDS + NCOLOURS * players] = [
+        *(state.track[c] for c in COLOURS), *(h[c] for h in state.hands for c in COLOURS)]
+    gi[G_OBJ:G_OBJ + players] = [_COLOUR[c] for c in state.objectives]
+    if n:
+        gi[o[O_OWNER]:o[O_OWNER] + n] = [c.owner for c in camps]
+        gi[o[O_COVERED]:o[O_COVERED] + n] = state.covered
+        gf[o[O_CAMPXY]:o[O_CAMPXY] + 2 * n] = [v for c in camps for v in (c.x, c.y)]
+    if state.fresh:
+        gi[[o[O_FRESH] + i for i in state.fresh]] = 1
+    sector = arrays.sector_index
+    at = [sector[sid] for sid in state.contents]
+    gi[o[O_CONTENT] + np.array(at, dtype=np.int64)] = [_ITEM[i] for i in state.contents.values()]
+    gi[o[O_COLOUR] + np.array(at, dtype=np.int64)] = [_COLOUR[c] for _, c in state.contents.values()]
+    if state.setup_looked:
+        gi[[o[O_LOOKED] + sector[sid] for sid in state.setup_looked]] = 1
+    if state.visited:
+        mesa = arrays.mesa_index
+        gi[[o[O_VISITED] + mesa[m] for m in state.visited]] = 1
+    marks, expeditions, last = _markers(state, arrays)
+    k = len(expeditions)
+    if k:
+        gf[o[O_MARK]:o[O_MARK] + 5 * k] = marks
+        gi[o[O_MEXP]:o[O_MEXP] + k] = expeditions
+        gi[o[O_LAST]:o[O_LAST] + len(last)] = last
     gi[G_NMARK] = k
-    gi[o[O_PEND]:o[O_PEND] + len(state.pending)] = [
-        D_TAKE if d == "take" else D_LOOK if d == "look" else mesa[d.split(":", 1)[1]]
-        for d in state.pending]
+    if state.pending:
+        mesa = arrays.mesa_index
+        gi[o[O_PEND]:o[O_PEND] + len(state.pending)] = [
+            D_TAKE if d == "take" else D_LOOK if d == "look" else mesa[d.split(":", 1)[1]]
+            for d in state.pending]
     gi[G_HEAD], gi[G_TAIL] = 0, len(state.pending)
-    return np.array(gi, dtype=np.int64), np.array(gf, dtype=np.float64)
+    return gi, gf
+
+
+def _markers(state: AnasaziState, arrays: TableArrays) -> tuple[list[float], list[int], list[int]]:
+    """The markers of `state` as the kernel reads them, expedition by expedition: x, y,
+    heading, cos, sin of each; the expedition of each; per expedition the index of its last
+    (-1: not started)."""
+    marks: list[float] = []
+    expeditions: list[int] = []
+    last: list[int] = []
+    for e, eid in enumerate(arrays.expedition_ids):
+        for pose in state.expeditions.get(eid, ()):
+            marks += (pose.x, pose.y, pose.heading, *lg.cos_sin(pose.heading))
+            expeditions.append(e)
+        last.append(len(expeditions) - 1 if state.expeditions.get(eid) else -1)
+    return marks, expeditions, last
 
 
 _COLOUR = {c: i for i, c in enumerate(COLOURS)}
+_ITEM = {(kind, c): TOWER if kind == "tower" else TREASURE for kind in ("tower", "treasure")
+         for c in COLOURS}
 
 
 def decoder(groups: list[tuple[TableArrays, np.ndarray]]):

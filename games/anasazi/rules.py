@@ -15,7 +15,6 @@ import copy
 import functools
 import hashlib
 import json
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -374,38 +373,12 @@ class AnasaziState(State):
         derive piece by piece is carried over to the next board)."""
         key = (len(self.camps), tuple(map(len, self.expeditions.values())), tuple(self.fresh))
         if self._board is None or self._board[0] != key:
-            before = self._board and self._board[1]
-            change = self._change_since(before, key)
-            hit = _NEXT_BOARDS.get(change) if change is not None else None
-            if hit is not None and hit[0] is before:
-                board = hit[1]
-            else:
-                board = Board(self.table, tuple(self.camps),
-                              {e: tuple(p) for e, p in self.expeditions.items() if p},
-                              frozenset(self.fresh))
-                # What was derived piece by piece for the board before is extended, not remade.
-                board.follow(before)
-                if change is not None:
-                    _NEXT_BOARDS.put(change, (before, board))
-            self._board = (key, board)
+            board = Board(self.table, tuple(self.camps),
+                          {e: tuple(p) for e, p in self.expeditions.items() if p},
+                          frozenset(self.fresh))
+            # What was derived piece by piece for the board before is extended, not remade.
+            self._board = (key, board.follow(self._board and self._board[1]))
         return self._board[1]
-
-    def _change_since(self, before: Board | None, key: tuple) -> tuple | None:
-        """What was laid on `before` (the board this state had last) to make the table now,
-        with the turn's new base camps, as a key of `_NEXT_BOARDS`; None when the pieces now
-        do not begin with those of `before`."""
-        if before is None or before.table is not self.table or not all(
-                map(operator.is_, before.camps, self.camps)):
-            return None
-        added = []
-        for e, poses in self.expeditions.items():
-            laid = before.expeditions.get(e, ())
-            if not all(map(operator.is_, laid, poses)) or len(laid) > len(poses):
-                return None
-            added.append(tuple(poses[len(laid):]))
-        if len(before.camps) > len(self.camps):
-            return None
-        return (id(before), key, tuple(self.camps[len(before.camps):]), tuple(added))
 
     def markers_left(self) -> int:
         """Expedition markers still in the supply."""
@@ -1113,12 +1086,6 @@ class AnasaziState(State):
         self._deal_text, self._laid_text = None, laid
         self._board = None
         return self
-
-
-# The board made after a change of a board (`AnasaziState._change_since`), for every state that
-# makes the same change of the same board: the determinizations of a search follow the same
-# paths of play, and what the rules derive from a board is kept on it (`Board.memo`).
-_NEXT_BOARDS = lg.Recent(1024)
 
 
 class _Laid:

@@ -217,22 +217,27 @@ class ISMCTSBot:
         """The search tree grown from `player`'s information set within the budget."""
         root = _Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        compiled = self.rollout_depth is None and state.game.has_random_playouts()
         done = 0
         while done == 0 or (done < self.iterations if deadline is None
                             else time.perf_counter() < deadline):
-            self._iterate(root, state.determinize(player, rng), rng)
+            self._iterate(root, state.determinize(player, rng), rng, compiled)
             done += 1
         return root
 
     def _best(self, root: _Node, state: State, player: Player, rng: np.random.Generator) -> Action:
-        edges = [(a, e) for a, e in root.edges.get(player, {}).items() if state.check(a, player).ok]
+        found = root.edges.get(player, {})
+        legal = self._legal_edges(root, state, player, found, legality_key_of(state, player))
+        edges = [(a, found[a]) for a in legal]
         if not edges:
             return RandomBot().choose(state, player, rng)
         keys = [(e.visits, e.total / max(e.visits, 1)) for _, e in edges]
         return _pick_best([a for a, _ in edges], keys, rng)
 
-    def _iterate(self, root: _Node, state: State, rng: np.random.Generator) -> None:
-        """One iteration on the determinization `state` (consumed)."""
+    def _iterate(self, root: _Node, state: State, rng: np.random.Generator,
+                 compiled: bool = False) -> None:
+        """One iteration on the determinization `state` (consumed); rollouts by the game's
+        compiled random player when `compiled`."""
         node, path = root, []
         while not state.is_over():
             joint = []
@@ -248,7 +253,7 @@ class ISMCTSBot:
                 node.children[key] = _Node()
                 break
             node = child
-        reward = self._rollout(state, rng)
+        reward = self._rollout(state, rng, compiled)
         for node, joint in path:
             for p, action in joint:
                 edge = node.edges[p][action]
@@ -266,7 +271,8 @@ class ISMCTSBot:
             if untried:
                 new = untried[int(rng.integers(len(untried)))]
         else:
-            legal = self._legal_edges(node, state, player, edges)
+            key = legality_key_of(state, player)
+            legal = self._legal_edges(node, state, player, edges, key)
             visits = sum(e.visits for e in edges.values())
             if not legal or len(edges) < self.widen_c * (visits + 1) ** self.widen_alpha:
                 sampled = space.sample(rng, 1)
@@ -277,18 +283,20 @@ class ISMCTSBot:
         if new is not None:
             if new not in edges:
                 edges[new] = _Edge(available=1)
+                if not isinstance(space, FiniteActionSpace):
+                    self._legal_edge_added(node, player, key, edges)
             return new
         if not legal:
             raise NoLegalAction(f"player {player} is to move in {state!r} but has no legal action")
         return max(legal, key=lambda a: edges[a].ucb(self.exploration))
 
     @staticmethod
-    def _legal_edges(node: _Node, state: State, player: Player,
-                     edges: dict[Action, _Edge]) -> list[Action]:
-        """The actions of `edges` legal for `player` in `state`, in the edges' order: each
-        checked exactly, once per legality key of the game (`legality_key_of`) met at `node`
-        (an edge checked under an equal key keeps its verdict), or at every visit without."""
-        key = legality_key_of(state, player)
+    def _legal_edges(node: _Node, state: State, player: Player, edges: dict[Action, _Edge],
+                     key: Any) -> list[Action]:
+        """The actions of `edges` legal for `player` in `state`, in the edges' order: with the
+        game's legality key `key` (`legality_key_of`), each checked exactly once per key met at
+        `node` (an edge checked under an equal key keeps its verdict); with None, each checked
+        at every visit."""
         if key is None:
             return [a for a in edges if state.check(a, player).ok]
         known = node.legal.setdefault(player, [])
@@ -302,11 +310,25 @@ class ISMCTSBot:
             entry[1] = len(edges)
         return list(entry[2])
 
-    def _rollout(self, state: State, rng: np.random.Generator) -> list[float]:
+    @staticmethod
+    def _legal_edge_added(node: _Node, player: Player, key: Any,
+                          edges: dict[Action, _Edge]) -> None:
+        """Note the edge just added last to `edges`, drawn from the legal actions of a state
+        of legality key `key`, as legal under that key (when every edge before it is judged
+        there already), so that it is not checked again."""
+        entry = next((k for k in node.legal.get(player, ()) if k[0] == key), None) \
+            if key is not None else None
+        if entry is not None and entry[1] == len(edges) - 1:
+            entry[2].append(next(reversed(edges)))
+            entry[1] = len(edges)
+
+    def _rollout(self, state: State, rng: np.random.Generator, compiled: bool = False
+                 ) -> list[float]:
         """The rewards after random moves until the end, or until `rollout_depth` decisions
-        (then from `evaluate`). Played to the end by the game's compiled random player when it
-        has one: the same uniform choices, without the interface's cost per decision."""
-        if self.rollout_depth is None and not state.is_over() and state.game.has_random_playouts():
+        (then from `evaluate`). Played to the end by the game's compiled random player when
+        `compiled` (`search` asks the game once whether it has one): the same uniform choices,
+        without the interface's cost per decision."""
+        if compiled and not state.is_over():
             end = state.game.random_playouts([state], seed=int(rng.integers(2**31)))
             return rewards(end.scores[0].tolist(), np.flatnonzero(end.winners[0]).tolist())
         limit = self.max_rollout if self.rollout_depth is None else self.rollout_depth

@@ -206,8 +206,8 @@ def table_arrays(table: Table) -> TableArrays:
 # -- a state --------------------------------------------------------------------------------------
 def encode(state: AnasaziState, arrays: TableArrays) -> tuple[np.ndarray, np.ndarray]:
     """The int and float arrays (`gi`, `gf`) of one game at `state` (left unchanged): the
-    table's blank arrays copied, then only what lies on it written (a rollout of a search
-    encodes its state every time)."""
+    table's blank arrays copied, then what lies on the table written a section at a time (a
+    rollout of a search encodes its state every time)."""
     o = arrays.offsets
     players = state.num_players
     if players > MAX_PLAYERS:
@@ -215,27 +215,33 @@ def encode(state: AnasaziState, arrays: TableArrays) -> tuple[np.ndarray, np.nda
     gi, gf = arrays.blank_gi.copy(), arrays.blank_gf.copy()
     camps = state.camps
     n = len(camps)
-    ints = [players, PHASES[state.phase], state.current, state.step, state.actions_left,
+    head = [players, PHASES[state.phase], state.current, state.step, state.actions_left,
             state.first_player, int(bool(state.ended)), n]
-    gi[:G_NCAMPS + 1] = ints
-    gi[G_TRACK:G_HANDS + NCOLOURS * players] = [
-        *(state.track[c] for c in COLOURS), *(h[c] for h in state.hands for c in COLOURS)]
-    gi[G_OBJ:G_OBJ + players] = [_COLOUR[c] for c in state.objectives]
+    head += [0] * (G_TRACK - len(head))
+    head += [state.track[c] for c in COLOURS]
+    for hand in state.hands:
+        head += [hand[c] for c in COLOURS]
+    head += [0] * (NCOLOURS * (MAX_PLAYERS - players))
+    head += [_COLOUR[c] for c in state.objectives]
+    gi[:len(head)] = head
     if n:
         gi[o[O_OWNER]:o[O_OWNER] + n] = [c.owner for c in camps]
         gi[o[O_COVERED]:o[O_COVERED] + n] = state.covered
         gf[o[O_CAMPXY]:o[O_CAMPXY] + 2 * n] = [v for c in camps for v in (c.x, c.y)]
-    if state.fresh:
-        gi[[o[O_FRESH] + i for i in state.fresh]] = 1
-    sector = arrays.sector_index
-    at = [sector[sid] for sid in state.contents]
-    gi[o[O_CONTENT] + np.array(at, dtype=np.int64)] = [_ITEM[i] for i in state.contents.values()]
-    gi[o[O_COLOUR] + np.array(at, dtype=np.int64)] = [_COLOUR[c] for _, c in state.contents.values()]
-    if state.setup_looked:
-        gi[[o[O_LOOKED] + sector[sid] for sid in state.setup_looked]] = 1
-    if state.visited:
-        mesa = arrays.mesa_index
-        gi[[o[O_VISITED] + mesa[m] for m in state.visited]] = 1
+    for i in state.fresh:
+        gi[o[O_FRESH] + i] = 1
+    S, sector = len(arrays.sector_ids), arrays.sector_index
+    content, colours = [EMPTY] * S, [0] * S
+    for sid, (kind, colour) in state.contents.items():
+        j = sector[sid]
+        content[j] = TOWER if kind == "tower" else TREASURE
+        colours[j] = _COLOUR[colour]
+    gi[o[O_CONTENT]:o[O_CONTENT] + S] = content
+    gi[o[O_COLOUR]:o[O_COLOUR] + S] = colours
+    for sid in state.setup_looked:
+        gi[o[O_LOOKED] + sector[sid]] = 1
+    for m in state.visited:
+        gi[o[O_VISITED] + arrays.mesa_index[m]] = 1
     marks, expeditions, last = _markers(state, arrays)
     k = len(expeditions)
     if k:
@@ -268,8 +274,6 @@ def _markers(state: AnasaziState, arrays: TableArrays) -> tuple[list[float], lis
 
 
 _COLOUR = {c: i for i, c in enumerate(COLOURS)}
-_ITEM = {(kind, c): TOWER if kind == "tower" else TREASURE for kind in ("tower", "treasure")
-         for c in COLOURS}
 
 
 def decoder(groups: list[tuple[TableArrays, np.ndarray]]):
@@ -311,9 +315,12 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
         j = i + 1
         while j < len(states) and states[j].table is states[i].table:
             j += 1
-        coded = [encode(s, arrays) for s in states[i:j]]
-        gi = np.stack([c[0] for c in coded])
-        gf = np.stack([c[1] for c in coded])
+        if j == i + 1:  # one game (a search's rollout): no stacking
+            gi, gf = (a[None] for a in encode(states[i], arrays))
+        else:
+            coded = [encode(s, arrays) for s in states[i:j]]
+            gi = np.stack([c[0] for c in coded])
+            gf = np.stack([c[1] for c in coded])
         with compiling("the Anasazi random player", play_batch):
             log, coords, off, scored = play_batch(*arrays.arrays(), gi, gf,
                                               np.int64(len(groups) * GROUP))
@@ -329,9 +336,10 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
     if not states:
         return Playouts(np.zeros((0, 0)), np.zeros((0, 0), bool), np.zeros((0, 3), np.int64),
                         np.zeros(1, np.int64), decoder(groups))
-    final = np.concatenate(finals)
-    return Playouts(final[:, :players].astype(float), final[:, MAX_PLAYERS:][:, :players] > 0,
-                    np.concatenate(logs), np.concatenate(offsets), decoder(groups))
+    final = finals[0] if len(finals) == 1 else np.concatenate(finals)
+    return Playouts(final[:, :players], final[:, MAX_PLAYERS:][:, :players] > 0,
+                    logs[0] if len(logs) == 1 else np.concatenate(logs),
+                    np.concatenate(offsets), decoder(groups))
 
 
 # -- the kernel: geometry -------------------------------------------------------------------------

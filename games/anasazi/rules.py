@@ -672,7 +672,9 @@ class AnasaziState(State):
         events = [Event("marker-laid", player, {"expedition": action.expedition,
                                                 "pose": [pose.x, pose.y, pose.heading],
                                                 "markers_left": self.markers_left()})]
-        sectors, mesas = lg.touched(self.table, pose)
+        # Kept per board: a search lays the same marker on the same board again and again.
+        sectors, mesas = before.memo(("touched", pose.x, pose.y, pose.heading),
+                                     lambda: lg.touched(self.table, pose))
         for sid in sectors:
             events += self._collect(sid, player)
         for i in lg.covered_camps(before, pose):

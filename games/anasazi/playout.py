@@ -324,7 +324,7 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
         with compiling("the Anasazi random player", play_batch):
             log, coords, off, scored = play_batch(*arrays.arrays(), gi, gf,
                                               np.int64(len(groups) * GROUP))
-        if (gi[:, G_STUCK] != 0).any():
+        if gi[:, G_STUCK].any():
             stuck = i + int(np.flatnonzero(gi[:, G_STUCK])[0])
             raise RuntimeError(f"anasazi playouts: in game {stuck} a player found no legal "
                                "action")

@@ -977,14 +977,14 @@ class AnasaziState(State):
         unseen = [s for s in self.towers_on_table() if s not in self.seen[player]]
         colours = [self.towers[s] for s in unseen]
         other.towers = dict(self.towers)
-        for s, i in zip(unseen, rng.permutation(len(unseen))):
+        for s, i in zip(unseen, rng.permutation(len(unseen)).tolist()):
             other.towers[s] = colours[i]
             other.contents[s] = ("tower", colours[i])
         known = player if self.objectives_dealt() else None
         pool = list(OBJECTIVES)
         if known is not None:
             pool.remove(self.objectives[known])
-        drawn = [pool[i] for i in rng.permutation(len(pool))]
+        drawn = [pool[i] for i in rng.permutation(len(pool)).tolist()]
         other.objectives = tuple(self.objectives[p] if p == known else drawn.pop()
                                  for p in range(self.num_players))
         other._setup, other._deal_text = None, None
@@ -994,16 +994,18 @@ class AnasaziState(State):
     def clone(self) -> AnasaziState:
         """An independent copy (the table and the laid pieces, immutable, are shared)."""
         other = copy.copy(self)
+        # Attribute by attribute, not in a loop over names: a search clones at every iteration.
         other._proof = None  # a proof is of this state's position only
-        other.history = list(self.history)
-        for name in ("pending", "fresh", "camps", "covered", "setup_looked"):
-            setattr(other, name, list(getattr(self, name)))
-        for name in ("contents", "track", "bonus"):  # towers and treasures: never changed in place
-            setattr(other, name, dict(getattr(self, name)))
-        other.expeditions = {e: list(p) for e, p in self.expeditions.items()}
-        other.hands = [dict(h) for h in self.hands]
-        other.seen = [set(s) for s in self.seen]
-        other.visited = set(self.visited)
+        other.history = self.history[:]
+        other.pending, other.fresh, other.camps = self.pending[:], self.fresh[:], self.camps[:]
+        other.covered, other.setup_looked = self.covered[:], self.setup_looked[:]
+        # towers and treasures: never changed in place
+        other.contents, other.track, other.bonus = (self.contents.copy(), self.track.copy(),
+                                                    self.bonus.copy())
+        other.expeditions = {e: p[:] for e, p in self.expeditions.items()}
+        other.hands = [h.copy() for h in self.hands]
+        other.seen = [s.copy() for s in self.seen]
+        other.visited = self.visited.copy()
         return other
 
     def _scalars(self) -> dict[str, Any]:

@@ -20,11 +20,13 @@ from geomsim.bots import (
     bot_rngs,
     make_bot,
     play_game,
+    legality_key_of,
     register_bot,
     rewards,
 )
 from geomsim.rules import Action, Event, FiniteActionSpace, Game, Rule, State, Violation
-from tests.toygames import BID, DISCS, GRID, TOY_GAMES, GridGame
+from geomsim.bots import _Edge, _Node
+from tests.toygames import BID, DISCS, GRID, TOY_GAMES, DiscState, GridGame, Place
 
 ALL_BOTS = ["random", "greedy", "greedy:4", "ismcts:20"]
 
@@ -219,6 +221,67 @@ def test_ismcts_widens_continuous_spaces_progressively() -> None:
     tried = len(root.edges[0])
     assert 2 <= tried <= math.ceil(bot.widen_c * (64 + 1) ** bot.widen_alpha)
     assert sum(e.visits for e in root.edges[0].values()) == 64
+
+
+@pytest.fixture
+def counted_discs(monkeypatch) -> list:
+    """The discs game with a legality key (the points laid and the player); its exact checks
+    are counted in the list returned."""
+    checks: list = []
+    exact = DiscState._violations
+    monkeypatch.setattr(DiscState, "_violations",
+                        lambda self, a, p: checks.append(a) or exact(self, a, p))
+    monkeypatch.setattr(DiscState, "legality_key",
+                        lambda self, player: (tuple(self.points), player), raising=False)
+    return checks
+
+
+def test_ismcts_keeps_verdicts_per_legality_key(counted_discs, monkeypatch) -> None:
+    """`State.legality_key`: the search grows the very root statistics and picks the very
+    action it does checking every edge at every visit, with under half the checks."""
+    def searches() -> tuple[list, int]:
+        counted_discs.clear()
+        found = []
+        for seed in range(3):
+            state = DISCS.new_state(players=2)
+            state.apply(Place(0.5, 0.5), 0)
+            bot = ISMCTSBot(iterations=60)
+            root = bot.search(state, 1, np.random.default_rng(seed))
+            found.append([(a, e.visits, e.total, e.available) for a, e in root.edges[1].items()])
+            found.append(bot.choose(state, 1, np.random.default_rng(seed)))
+        return found, len(counted_discs)
+    keyed, keyed_checks = searches()
+    monkeypatch.delattr(DiscState, "legality_key")
+    plain, plain_checks = searches()
+    assert keyed == plain and keyed_checks < plain_checks / 2  # the rest: apply, rollouts
+
+
+def test_ismcts_judges_edges_again_under_another_legality_key(counted_discs) -> None:
+    """The verdicts kept at a node hold for states of an equal key only: under another key
+    (another point laid) every edge is judged again; back under the first, none is; an edge
+    added later is judged once per key, or not at all under the key of the state it was drawn
+    from (it came from that state's legal actions)."""
+    empty = DiscState(DISCS, [])
+    crowded = DiscState(DISCS, [(0, 0.5, 0.55), (1, 0.0, 0.0)])  # (0.5, 0.5) is too close
+    node, bot = _Node(), ISMCTSBot()
+    edges = {Place(0.1, 0.9): _Edge(), Place(0.5, 0.5): _Edge(), Place(0.9, 0.1): _Edge()}
+
+    def legal(state: DiscState) -> tuple[list, int]:
+        counted_discs.clear()
+        found = bot._legal_edges(node, state, 0, edges, legality_key_of(state, 0))
+        return found, len(counted_discs)
+
+    assert legal(empty) == (list(edges), 3)
+    assert legal(empty) == (list(edges), 0)
+    assert legal(crowded) == ([Place(0.1, 0.9), Place(0.9, 0.1)], 3)
+    edges[Place(0.3, 0.3)] = _Edge()
+    assert legal(empty) == (list(edges), 1)
+    assert legal(crowded)[1] == 1
+    edges[Place(0.5, 0.6)] = _Edge()  # as if drawn from the empty state's legal actions
+    bot._legal_edge_added(node, 0, legality_key_of(empty, 0), edges)
+    assert legal(empty) == (list(edges), 0)
+    assert legal(crowded) == ([Place(0.1, 0.9), Place(0.9, 0.1), Place(0.3, 0.3)], 1)
+    assert legality_key_of(GRID.new_state(players=2), 0) is None  # no key: checked every visit
 
 
 def test_ismcts_cuts_rollouts_and_scores_them_with_evaluate() -> None:

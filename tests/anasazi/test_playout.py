@@ -5,7 +5,9 @@ placement with shapely) and compares the options of every finite decision, the e
 and the winners; `playout_length_gap` compares the law of play with the random bot's. The
 kernel's geometry is also compared with `games.anasazi.legality` piece by piece, on moments of
 real games: the discs a marker may not overlap, legal base camps, legal markers, touched
-sectors and mesas.
+sectors and mesas. Last, what ISMCTS with compiled rollouts leans on: boards shared by states
+that make the same change, verdicts kept per board and per legality key, and a search that
+grows the very tree without them.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import shapely
 
 from games.anasazi import GAME, playout
 from games.anasazi import legality as lg
+from games.anasazi import rules as anasazi_rules
 from games.anasazi.actions import ACTION_TYPES
 from games.anasazi.components import Sizes
+from games.anasazi.legality import Board
 from geomsim.bots import ISMCTSBot
 from geomsim.testing import HarnessFailure, check_playouts, check_playouts_from, playout_length_gap
 from tests.anasazi.conftest import in_play, play
@@ -371,3 +375,121 @@ def test_analyze_compiled_plays_anasazi_with_the_kernel(tmp_path, capsys):
         played = GAME.random_playouts([GAME.new_state(3, seed=row["seed"])], seed=row["seed"])
         assert row["scores"] == played.scores[0].tolist()
         assert row["length"] == played.decisions[0] and row["bots"] == ["random"] * 3
+
+
+# -- what ISMCTS with compiled rollouts leans on: boards shared, verdicts kept ----------------------
+def fresh_board(state) -> Board:
+    """The board of `state` made afresh from its pieces (nothing shared, nothing kept)."""
+    return Board(state.table, tuple(state.camps),
+                 {e: tuple(p) for e, p in state.expeditions.items() if p}, frozenset(state.fresh))
+
+
+def test_states_share_a_board_only_after_the_same_change():
+    """Two copies that lay the same marker (equal actions, other objects) get the same board;
+    a copy that lays another gets its own; every board is the one its pieces make, also after
+    `undo` and another marker."""
+    state = in_play(2)
+    a, b, c = state.clone(), state.clone(), state.clone()
+    play(a, "extend E1 heading 0")
+    play(b, "extend E1 heading 0")
+    play(c, "extend E2 heading 180")
+    assert a.board() is b.board() and a.board() is not c.board()
+    a.undo()
+    play(a, "extend E3 heading 270")
+    for s in (a, b, c):
+        assert s.board() == fresh_board(s)
+    assert a.board() is not b.board()
+
+
+def test_shared_boards_are_those_the_pieces_make_in_random_play(moments):
+    """Copies of real moments that part ways (the same action, then random play each) always
+    judge on the board their own pieces make."""
+    rng = np.random.default_rng(5)
+    for start in moments[::4]:
+        first = start.legal_actions().sample(rng, 1)[0] if not start.is_over() else None
+        copies = [start.clone() for _ in range(3)]
+        for s in copies:
+            for step in range(12):
+                if s.is_over():
+                    break
+                s.apply(first if step == 0 and first is not None
+                        else s.legal_actions().sample(rng, 1)[0])
+                assert s.board() == fresh_board(s)
+
+
+def test_verdicts_kept_on_a_board_go_with_the_board():
+    """anasazi/4.2/new-camp: a marker judged legal, then one's own base camp built under it this
+    turn: the marker's verdict is judged again on the new board (illegal), and a second
+    judgement on a board gives the exact one again."""
+    state = in_play(2)
+    marker = GAME.parse_action("extend E1 heading 0").resolve(state)
+    assert state.check(marker).ok and state.check(marker).ok
+    play(state, "camp -300.0,0.0", "pass")
+    assert state.current == 0 and state.actions_left == 1
+    for _ in range(2):
+        assert [v.rule for v in state.check(marker).violations] == [
+            v.rule for v in lg.marker_violations(fresh_board(state), 0, "E1", marker.pose)]
+    assert lg.NEW_CAMP in {v.rule for v in state.check(marker).violations}
+
+
+def test_equal_legality_keys_judge_alike(moments):
+    """`legality_key`: a determinization has its state's key and the same verdicts on base
+    camps, markers, looks, takes and passes; a laid piece changes the key; an open decision
+    has none."""
+    rng = np.random.default_rng(2)
+    keyed = [m for m in moments if m.legality_key(m.current) is not None]
+    assert keyed and all(m.legality_key(m.current) is None for m in moments if m.pending)
+    for state in keyed:
+        player = state.current
+        other = state.determinize(player, rng)
+        assert other.legality_key(player) == state.legality_key(player)
+        actions = state.arbitrary_actions(player, rng, 12) + state.legal_actions().sample(rng, 4)
+        assert [other.check(a, player).ok for a in actions] == [
+            state.check(a, player).ok for a in actions]
+        after = state.clone()
+        after.apply(state.legal_actions().sample(rng, 1)[0])
+        if after.legality_key(player) is not None:
+            assert after.legality_key(player) != state.legality_key(player)
+
+
+class EveryVisitISMCTS(ISMCTSBot):
+    """ISMCTS checking every edge of a node exactly at every visit (the straightforward path)."""
+
+    @staticmethod
+    def _legal_edges(node, state, player, edges, key):
+        return [a for a in edges if state.check(a, player).ok]
+
+    @staticmethod
+    def _legal_edge_added(node, player, key, edges):
+        pass
+
+
+def root_statistics(bot, state, seed: int) -> list:
+    """Each root action of `bot`'s search from `state` with its visits, total and availability."""
+    root = bot.search(state, state.current, np.random.default_rng(seed))
+    return [(a, e.visits, e.total, e.available) for a, e in root.edges[state.current].items()]
+
+
+def test_ismcts_searches_as_without_its_shortcuts(games4, monkeypatch):
+    """The verdicts kept per legality key and per board and the boards shared change no
+    decision: on positions in play, ISMCTS (compiled rollouts, and rollouts cut in the
+    interface) grows the very root statistics and picks the very action of the search that
+    checks every edge at every visit on boards of its own."""
+    rng = np.random.default_rng(4)
+    positions = []
+    for start in games4[0][:3]:
+        state = start.clone()
+        while state.phase != "play" or len(state.history) < 24 or state.pending:
+            state.apply(state.legal_actions().sample(rng, 1)[0])
+        positions.append(state)
+    bots = [ISMCTSBot(iterations=24), ISMCTSBot(iterations=24, rollout_depth=3)]
+    fast = [root_statistics(b, s.clone(), i) for i, s in enumerate(positions) for b in bots]
+    kept = ("marker violations", "camp violations", "touched")
+    real = Board.memo
+    monkeypatch.setattr(Board, "memo", lambda self, key, make: make()
+                        if isinstance(key, tuple) and key[0] in kept else real(self, key, make))
+    monkeypatch.setattr(anasazi_rules._NEXT_BOARDS, "size", 0)
+    slow = [root_statistics(EveryVisitISMCTS(iterations=b.iterations, rollout_depth=b.rollout_depth),
+                            s.clone(), i) for i, s in enumerate(positions) for b in bots]
+    assert fast == slow
+    assert all(len(stats) >= 3 for stats in fast)

@@ -264,7 +264,7 @@ class ISMCTSBot:
         """An untried legal action if any (widening allowing), else the best by UCB."""
         space = state.legal_actions(player)
         edges = node.edges.setdefault(player, {})
-        new = None
+        new, key = None, None
         if isinstance(space, FiniteActionSpace):
             legal = list(space)
             untried = [a for a in legal if a not in edges]

@@ -701,11 +701,12 @@ class AnasaziState(State):
                                                 "pose": [pose.x, pose.y, pose.heading],
                                                 "markers_left": self.markers_left()})]
         # Kept per board: a search lays the same marker on the same board again and again.
-        sectors, mesas = before.memo(("touched", pose.x, pose.y, pose.heading),
-                                     lambda: lg.touched(self.table, pose))
+        sectors, mesas, covered = before.memo(
+            ("laid", pose.x, pose.y, pose.heading),
+            lambda: (*lg.touched(self.table, pose), lg.covered_camps(before, pose)))
         for sid in sectors:
             events += self._collect(sid, player)
-        for i in lg.covered_camps(before, pose):
+        for i in covered:
             if not self.covered[i]:
                 self.covered[i] = True
                 events.append(Event("camp-covered", player, {"camp": i, "owner": self.camps[i].owner}))

@@ -484,7 +484,7 @@ def test_ismcts_searches_as_without_its_shortcuts(games4, monkeypatch):
         positions.append(state)
     bots = [ISMCTSBot(iterations=24), ISMCTSBot(iterations=24, rollout_depth=3)]
     fast = [root_statistics(b, s.clone(), i) for i, s in enumerate(positions) for b in bots]
-    kept = ("marker violations", "camp violations", "touched")
+    kept = ("marker violations", "camp violations", "laid")
     real = Board.memo
     monkeypatch.setattr(Board, "memo", lambda self, key, make: make()
                         if isinstance(key, tuple) and key[0] in kept else real(self, key, make))

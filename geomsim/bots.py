@@ -186,7 +186,9 @@ class ISMCTSBot:
     in that determinization), adds one node, plays random moves to the end (or `rollout_depth`
     decisions, then scores with `evaluate`) and backs up rewards in [0, 1] (see `rewards`).
     Rollouts to the end go to the game's compiled random player when it has one
-    (`Game.random_playouts`).
+    (`Game.random_playouts`). Where the game gives legality keys (`State.legality_key`), a
+    node judges each of its sampled actions once per key it meets, not at every visit: the
+    same search, fewer exact checks.
 
     Simultaneous moves: every player in `to_move()` selects from their own statistics at the
     node (decoupled UCT), so no one's choice depends on another's sealed choice.

@@ -370,43 +370,15 @@ class AnasaziState(State):
     def board(self) -> Board:
         """What lies on the table now, for the geometric rules (the same object until a piece
         is laid or a turn ends: what the rules derive from it is kept there, and what they
-        derive piece by piece is carried over to the next board). States that make the same
-        change of the same board get the same board (`_NEXT_BOARDS`): the determinizations
-        of a search follow the same lines of play."""
+        derive piece by piece is carried over to the next board)."""
         key = (len(self.camps), tuple(map(len, self.expeditions.values())), tuple(self.fresh))
         if self._board is None or self._board[0] != key:
-            before = self._board and self._board[1]
-            change = self._change_since(before, key)
-            hit = _NEXT_BOARDS.get(change) if change is not None else None
-            if hit is not None and hit[0] is before:
-                board = hit[1]
-            else:
-                board = Board(self.table, tuple(self.camps),
-                              {e: tuple(p) for e, p in self.expeditions.items() if p},
-                              frozenset(self.fresh))
-                # What was derived piece by piece for the board before is extended, not remade.
-                board.follow(before)
-                if change is not None:
-                    _NEXT_BOARDS.put(change, (before, board))
-            self._board = (key, board)
+            board = Board(self.table, tuple(self.camps),
+                          {e: tuple(p) for e, p in self.expeditions.items() if p},
+                          frozenset(self.fresh))
+            # What was derived piece by piece for the board before is extended, not remade.
+            self._board = (key, board.follow(self._board and self._board[1]))
         return self._board[1]
-
-    def _change_since(self, before: Board | None, key: tuple) -> tuple | None:
-        """What was laid on `before` (this state's board last) to make the table now, with
-        the turn's new base camps, as a key of `_NEXT_BOARDS`; None when the pieces now do not
-        begin with those of `before`."""
-        if before is None or before.table is not self.table:
-            return None
-        n = len(before.camps)
-        if tuple(self.camps[:n]) != before.camps:
-            return None
-        added = []
-        for e, poses in self.expeditions.items():
-            laid = before.expeditions.get(e, ())
-            if tuple(poses[:len(laid)]) != laid:
-                return None
-            added.append(tuple(poses[len(laid):]))
-        return (id(before), key, tuple(self.camps[n:]), tuple(added))
 
     def markers_left(self) -> int:
         """Expedition markers still in the supply."""
@@ -971,7 +943,7 @@ class AnasaziState(State):
         """A full state consistent with `observe(player)`: the towers `player` has not seen are
         shuffled among themselves, the other players' objective cards drawn from the cards left
         (every player's, `player`'s too, before the cards are dealt)."""
-        self.board()  # made before the copy: every determinization shares it, and what is derived from it
+        self.board()  # made before the copy: the determinizations share it and what it keeps
         other = self.clone()
         if self.phase == "over":
             return other
@@ -1119,13 +1091,6 @@ class AnasaziState(State):
         self._deal_text, self._laid_text = None, laid
         self._board = None
         return self
-
-
-# The board after a change of a board (`AnasaziState.board`), under (id of the board before,
-# the change), with the board before (ids are reused once an object is gone). Few are kept: an
-# interface rollout makes a board at every step, and a thousand boards with what was derived
-# from them slowed such rollouts by a quarter.
-_NEXT_BOARDS = lg.Recent(64)
 
 
 class _Laid:

@@ -5,9 +5,8 @@ placement with shapely) and compares the options of every finite decision, the e
 and the winners; `playout_length_gap` compares the law of play with the random bot's. The
 kernel's geometry is also compared with `games.anasazi.legality` piece by piece, on moments of
 real games: the discs a marker may not overlap, legal base camps, legal markers, touched
-sectors and mesas. Last, what ISMCTS with compiled rollouts leans on: boards shared by states
-that make the same change, verdicts kept per board and per legality key, and a search that
-grows the very tree without them.
+sectors and mesas. Last, what ISMCTS with compiled rollouts leans on: verdicts kept per board
+and per legality key, and a search that grows the very tree without them.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ import shapely
 
 from games.anasazi import GAME, playout
 from games.anasazi import legality as lg
-from games.anasazi import rules as anasazi_rules
-from games.anasazi.actions import ACTION_TYPES
+from games.anasazi.actions import ACTION_TYPES, BuildCamp
 from games.anasazi.components import Sizes
 from games.anasazi.legality import Board
 from geomsim.bots import ISMCTSBot
@@ -377,59 +375,34 @@ def test_analyze_compiled_plays_anasazi_with_the_kernel(tmp_path, capsys):
         assert row["length"] == played.decisions[0] and row["bots"] == ["random"] * 3
 
 
-# -- what ISMCTS with compiled rollouts leans on: boards shared, verdicts kept ----------------------
+# -- what ISMCTS with compiled rollouts leans on: verdicts kept per board and per key ---------------
 def fresh_board(state) -> Board:
-    """The board of `state` made afresh from its pieces (nothing shared, nothing kept)."""
+    """The board of `state` made afresh from its pieces (nothing kept on it)."""
     return Board(state.table, tuple(state.camps),
                  {e: tuple(p) for e, p in state.expeditions.items() if p}, frozenset(state.fresh))
 
 
-def test_states_share_a_board_only_after_the_same_change():
-    """Two copies that lay the same marker (equal actions, other objects) get the same board;
-    a copy that lays another gets its own; every board is the one its pieces make, also after
-    `undo` and another marker."""
-    state = in_play(2)
-    a, b, c = state.clone(), state.clone(), state.clone()
-    play(a, "extend E1 heading 0")
-    play(b, "extend E1 heading 0")
-    play(c, "extend E2 heading 180")
-    assert a.board() is b.board() and a.board() is not c.board()
-    a.undo()
-    play(a, "extend E3 heading 270")
-    for s in (a, b, c):
-        assert s.board() == fresh_board(s)
-    assert a.board() is not b.board()
-
-
-def test_shared_boards_are_those_the_pieces_make_in_random_play(moments):
-    """Copies of real moments that part ways (the same action, then random play each) always
-    judge on the board their own pieces make."""
-    rng = np.random.default_rng(5)
-    for start in moments[::4]:
-        first = start.legal_actions().sample(rng, 1)[0] if not start.is_over() else None
-        copies = [start.clone() for _ in range(3)]
-        for s in copies:
-            for step in range(12):
-                if s.is_over():
-                    break
-                s.apply(first if step == 0 and first is not None
-                        else s.legal_actions().sample(rng, 1)[0])
-                assert s.board() == fresh_board(s)
-
-
 def test_verdicts_kept_on_a_board_go_with_the_board():
-    """anasazi/4.2/new-camp: a marker judged legal, then one's own base camp built under it this
-    turn: the marker's verdict is judged again on the new board (illegal), and a second
-    judgement on a board gives the exact one again."""
+    """anasazi/4.2/new-camp and anasazi/4.1/directly-on-play-area: a marker and a base camp
+    judged legal; one's own base camp built under the marker this turn, then a marker laid
+    under the camp: each verdict is judged again on the new board (illegal), and judged twice
+    on one board it is the exact one both times."""
     state = in_play(2)
     marker = GAME.parse_action("extend E1 heading 0").resolve(state)
-    assert state.check(marker).ok and state.check(marker).ok
+    camp = BuildCamp(-300.0, 0.0)
+    assert all(state.check(a).ok for a in (marker, camp, marker, camp))
     play(state, "camp -300.0,0.0", "pass")
     assert state.current == 0 and state.actions_left == 1
     for _ in range(2):
         assert [v.rule for v in state.check(marker).violations] == [
             v.rule for v in lg.marker_violations(fresh_board(state), 0, "E1", marker.pose)]
     assert lg.NEW_CAMP in {v.rule for v in state.check(marker).violations}
+    other = in_play(2)
+    assert other.check(camp).ok
+    play(other, "extend E1 heading 0")
+    assert other.current == 0 and other.actions_left == 1
+    for _ in range(2):
+        assert lg.CAMP_DIRECTLY in {v.rule for v in other.check(camp).violations}
 
 
 def test_equal_legality_keys_judge_alike(moments):
@@ -471,10 +444,9 @@ def root_statistics(bot, state, seed: int) -> list:
 
 
 def test_ismcts_searches_as_without_its_shortcuts(games4, monkeypatch):
-    """The verdicts kept per legality key and per board and the boards shared change no
-    decision: on positions in play, ISMCTS (compiled rollouts, and rollouts cut in the
-    interface) grows the very root statistics and picks the very action of the search that
-    checks every edge at every visit on boards of its own."""
+    """The verdicts kept per legality key and per board change no decision: on positions in
+    play, ISMCTS (compiled rollouts, and rollouts cut in the interface) grows the very root
+    statistics of the search that checks every edge exactly at every visit."""
     rng = np.random.default_rng(4)
     positions = []
     for start in games4[0][:3]:
@@ -488,8 +460,8 @@ def test_ismcts_searches_as_without_its_shortcuts(games4, monkeypatch):
     real = Board.memo
     monkeypatch.setattr(Board, "memo", lambda self, key, make: make()
                         if isinstance(key, tuple) and key[0] in kept else real(self, key, make))
-    monkeypatch.setattr(anasazi_rules._NEXT_BOARDS, "size", 0)
-    slow = [root_statistics(EveryVisitISMCTS(iterations=b.iterations, rollout_depth=b.rollout_depth),
-                            s.clone(), i) for i, s in enumerate(positions) for b in bots]
+    slow = [root_statistics(EveryVisitISMCTS(iterations=b.iterations,
+                                             rollout_depth=b.rollout_depth), s.clone(), i)
+            for i, s in enumerate(positions) for b in bots]
     assert fast == slow
     assert all(len(stats) >= 3 for stats in fast)

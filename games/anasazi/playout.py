@@ -72,6 +72,8 @@ MAX_EXPEDITIONS = 64
 MAX_PLAYERS = 4
 NCOLOURS = len(COLOURS)
 
+SLACK = 1e-6  # mm a prefilter (`near`) lets through beyond its radius: rounding cannot bar a case
+
 # Phases, and the open decisions as the kernel keeps them (a mesa look: the mesa's index >= 0).
 PH_CAMPS, PH_LOOKS, PH_PLAY, PH_OVER = 0, 1, 2, 3
 PHASES = {"camps": PH_CAMPS, "looks": PH_LOOKS, "play": PH_PLAY, "over": PH_OVER}
@@ -344,11 +346,27 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
 
 # -- the kernel: geometry -------------------------------------------------------------------------
 @numba.njit(cache=True)
-def rect_distance(px, py, c, s, a, b, qx, qy):
-    """Distance from (qx, qy) to the marker of centre (px, py), heading (c, s), half-sides a, b."""
+def near(dx, dy, r):
+    """Whether (dx, dy) may lie within `r` of the origin: the prefilter of the exact tests
+    (squares, not `hypot`, with `SLACK` to spare: it only lets the exact test decide)."""
+    r += SLACK
+    return dx * dx + dy * dy <= r * r
+
+
+@numba.njit(cache=True)
+def within(dx, dy, r):
+    """``hypot(dx, dy) <= r``, rounded as `hypot` rounds (the rules' exact tests); the squares
+    first turn away what lies clearly farther."""
+    return near(dx, dy, r) and math.hypot(dx, dy) <= r
+
+
+@numba.njit(cache=True)
+def rect_within(px, py, c, s, a, b, qx, qy, r):
+    """Whether (qx, qy) lies within `r` of the marker of centre (px, py), heading (c, s),
+    half-sides a, b (its distance as `hypot` gives it)."""
     dx, dy = qx - px, qy - py
     u, v = dx * c + dy * s, dy * c - dx * s
-    return math.hypot(max(abs(u) - a, 0.0), max(abs(v) - b, 0.0))
+    return within(max(abs(u) - a, 0.0), max(abs(v) - b, 0.0), r)
 
 
 @numba.njit(cache=True)
@@ -478,19 +496,19 @@ def camp_legal(fp, ip, verts, rings, polys, circles, gi, gf, x, y):
         return False
     cxy = ip[O_CAMPXY]
     for i in range(gi[G_NCAMPS]):
-        if math.hypot(x - gf[cxy + 2 * i], y - gf[cxy + 2 * i + 1]) <= 2 * r - eps:
+        if within(x - gf[cxy + 2 * i], y - gf[cxy + 2 * i + 1], 2 * r - eps):
             return False
     d = r - eps
     S = ip[I_S]
     for p in range(S, S + ip[I_M] + ip[I_E]):  # mesas, then expedition base camp tiles
-        if math.hypot(x - circles[p, 0], y - circles[p, 1]) <= circles[p, 2] + d:
+        if near(x - circles[p, 0], y - circles[p, 1], circles[p, 2] + d):
             if polygon_within(verts, rings, polys, p, x, y, d):
                 return False
     mk, a, b, reach = ip[O_MARK], fp[F_A], fp[F_B], fp[F_REACH] + d
     for k in range(gi[G_NMARK]):
         px, py = gf[mk + 5 * k], gf[mk + 5 * k + 1]
-        if math.hypot(x - px, y - py) <= reach:
-            if rect_distance(px, py, gf[mk + 5 * k + 3], gf[mk + 5 * k + 4], a, b, x, y) <= d:
+        if near(x - px, y - py, reach):
+            if rect_within(px, py, gf[mk + 5 * k + 3], gf[mk + 5 * k + 4], a, b, x, y, d):
                 return False
     return True
 
@@ -533,12 +551,12 @@ def obstacles(fp, ip, starts, gi, gf, player, e, tx, ty, obs):
     mk = ip[O_MARK] + 5 * last
     for i in range(gi[G_NCAMPS]):
         x, y = gf[cxy + 2 * i], gf[cxy + 2 * i + 1]
-        if math.hypot(x - tx, y - ty) > rc + diag:
+        if not near(x - tx, y - ty, rc + diag):
             continue
         if gi[ip[O_OWNER] + i] != player:
             # Forbidden unless the end of the expedition sits on it (rule 4.2 end-on-camp).
-            if last >= 0 and rect_distance(gf[mk], gf[mk + 1], gf[mk + 3], gf[mk + 4], a, b,
-                                           x, y) <= rc - eps:
+            if last >= 0 and rect_within(gf[mk], gf[mk + 1], gf[mk + 3], gf[mk + 4], a, b,
+                                         x, y, rc - eps):
                 continue
         elif gi[ip[O_FRESH] + i] == 0:
             continue
@@ -550,7 +568,7 @@ def obstacles(fp, ip, starts, gi, gf, player, e, tx, ty, obs):
             continue
         m = ip[O_MARK] + 5 * k
         x, y = gf[m] + fp[F_AHEAD] * gf[m + 3], gf[m + 1] + fp[F_AHEAD] * gf[m + 4]
-        if math.hypot(x - tx, y - ty) <= diag + re:
+        if near(x - tx, y - ty, diag + re):
             obs[n, 0], obs[n, 1], obs[n, 2] = x, y, re - eps
             n += 1
     return n
@@ -583,7 +601,7 @@ def marker_legal(fp, px, py, c, s, obs, n_obs):
     if u * (u + 2 * a) + v * (v + 2 * b) + a * a + b * b > (fp[F_R] + fp[F_EPS]) ** 2:
         return False
     for j in range(n_obs):
-        if rect_distance(px, py, c, s, a, b, obs[j, 0], obs[j, 1]) <= obs[j, 2]:
+        if rect_within(px, py, c, s, a, b, obs[j, 0], obs[j, 1], obs[j, 2]):
             return False
     return True
 
@@ -709,7 +727,7 @@ def lay_marker(fp, ip, verts, rings, polys, convex, circles, sector_mesa, gi, gf
     S, M, reach = ip[I_S], ip[I_M], fp[F_REACH]
     for j in range(S):
         if (gi[ip[O_CONTENT] + j] != EMPTY
-                and math.hypot(x - circles[j, 0], y - circles[j, 1]) <= circles[j, 2] + reach
+                and near(x - circles[j, 0], y - circles[j, 1], circles[j, 2] + reach)
                 and marker_touches(verts, rings, polys, convex, j, x, y, c, s, a, b)):
             colour = gi[ip[O_COLOUR] + j]
             if gi[ip[O_CONTENT] + j] == TREASURE:
@@ -719,15 +737,15 @@ def lay_marker(fp, ip, verts, rings, polys, convex, circles, sector_mesa, gi, gf
             gi[ip[O_CONTENT] + j] = EMPTY
     cxy, rc = ip[O_CAMPXY], fp[F_RC]
     for i in range(gi[G_NCAMPS]):
-        if gi[ip[O_COVERED] + i] == 0 and rect_distance(
-                x, y, c, s, a, b, gf[cxy + 2 * i], gf[cxy + 2 * i + 1]) <= rc - eps:
+        if gi[ip[O_COVERED] + i] == 0 and rect_within(
+                x, y, c, s, a, b, gf[cxy + 2 * i], gf[cxy + 2 * i + 1], rc - eps):
             gi[ip[O_COVERED] + i] = 1
             if gi[ip[O_OWNER] + i] == player:
                 push(ip, gi, D_TAKE)
     for m in range(M):
         p = S + m
         if (gi[ip[O_VISITED] + m] == 0
-                and math.hypot(x - circles[p, 0], y - circles[p, 1]) <= circles[p, 2] + reach
+                and near(x - circles[p, 0], y - circles[p, 1], circles[p, 2] + reach)
                 and marker_touches(verts, rings, polys, convex, p, x, y, c, s, a, b)):
             gi[ip[O_VISITED] + m] = 1
             push(ip, gi, m)

@@ -270,7 +270,7 @@ def pueblo_counts(rng: np.random.Generator, options: LayoutOptions) -> list[int]
     # Extra pueblos go to ring mesas one at a time, never past max_ring_pueblos.
     for _ in range(extra):
         room = [i for i in range(1, n) if counts[i] < options.max_ring_pueblos]
-        counts[int(rng.choice(room))] += 1
+        counts[room[int(rng.integers(len(room)))]] += 1  # the number rng.choice(room) draws
     return counts
 
 
@@ -396,7 +396,9 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[li
         pose = np.stack([x, y, h], axis=-1)
         wholes = shapely.polygons(posed(shape[:, None], x, y, h))  # (rows, poses)
         ok = shapely.contains(rooms.room[mesa][:, None], wholes)
-        going = {m: [r for r, (mm, _) in enumerate(rows) if mm == m] for m in set(mesa.tolist())}
+        going: dict[int, list[int]] = {}
+        for r, (m, _) in enumerate(rows):
+            going.setdefault(m, []).append(r)
         while going:
             step = {m: mine.pop(0) for m, mine in going.items()}
             _drop_near_laid(ok, wholes, step, laid, options.pueblo_spacing)
@@ -446,7 +448,7 @@ def _candidates(rng: np.random.Generator, rooms: _Rooms, mesa: np.ndarray,
         on = mesa[edge][:, None]
         t = rng.uniform(0, 1, (len(edge), k)) * rooms.length[on]
         # the cliff's direction over 6 mm: one vertex's jitter does not turn the pueblo
-        p, q, mid = (rooms.along_edge(on, t + d) for d in (-3.0, 3.0, 0.0))
+        p, q, mid = rooms.along_edge(on, t + np.array([-3.0, 3.0, 0.0])[:, None, None])
         heading = np.arctan2(q[..., 1] - p[..., 1], q[..., 0] - p[..., 0])
         radius = rooms.radius[mesa[edge]]
         bend = radius - np.sqrt(np.maximum(radius ** 2 - half[edge, 0] ** 2, 0.0))
@@ -672,14 +674,24 @@ def _outside_play_areas(geoms: np.ndarray, radius: float) -> np.ndarray:
 
 
 def _pairs_closer(geoms: Sequence[shapely.Geometry], limit: float) -> list[tuple[int, int, float]]:
-    """Index pairs of geometries closer than `limit`, with their distance."""
-    tree = shapely.STRtree(geoms)
-    left, right = tree.query(geoms, predicate="dwithin", distance=limit)
+    """Index pairs (i < j, in order) of geometries closer than `limit`, with their distance."""
+    geoms = np.asarray(geoms, dtype=object)
+    left, right = _boxes_within(geoms, geoms, limit)
     keep = left < right
-    left, right = left[keep], right[keep]
-    dist = shapely.distance(np.asarray(geoms)[left], np.asarray(geoms)[right])
+    order = np.lexsort((right[keep], left[keep]))
+    left, right = left[keep][order], right[keep][order]
+    dist = shapely.distance(geoms[left], geoms[right])
     return [(int(i), int(j), float(d)) for i, j, d in zip(left, right, dist)
             if d < limit]
+
+
+def _boxes_within(a: np.ndarray, b: np.ndarray, limit: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j) of `a[i]` and `b[j]` whose bounding boxes are within `limit`: every
+    pair of geometries that is (shapely's `dwithin` query computes each pair's distance, a
+    hundred times slower than the boxes)."""
+    grow = np.array([-1.0, -1.0, 1.0, 1.0]) * (limit / 2)
+    boxes_a, boxes_b = (shapely.box(*(shapely.bounds(g) + grow).T) for g in (a, b))
+    return shapely.STRtree(boxes_b).query(boxes_a)
 
 
 def _check_mesas(table: Table) -> list[str]:
@@ -724,9 +736,11 @@ def _check_pueblos(table: Table) -> list[str]:
             problems.append(f"sector {s.id} is too small to hold its {piece}")
     # Overlaps, sector by sector: two sectors of one pueblo, or of two pueblos.
     pueblo = np.array([s.pueblo for s in sectors])
-    left, right = shapely.STRtree(polys).query(polys, predicate="intersects")
+    left, right = shapely.STRtree(polys).query(polys)  # the pairs whose boxes meet
     keep = left < right
     left, right = left[keep], right[keep]
+    inside = shapely.relate_pattern(polys[left], polys[right], "T********")  # interiors meet
+    left, right = left[inside], right[inside]
     area = shapely.area(shapely.intersection(polys[left], polys[right]))
     pairs: dict[tuple[str, str], float] = {}
     for i, j, a in zip(left, right, area):
@@ -792,9 +806,10 @@ def _camp_gaps(tiles: np.ndarray, mesas: np.ndarray, limit: float) -> np.ndarray
     gaps = np.full((len(tiles), max(len(mesas), 1)), math.inf)
     if not len(mesas):
         return gaps
-    camp, mesa = shapely.STRtree(mesas).query(tiles, predicate="dwithin", distance=limit)
-    gaps[camp, mesa] = shapely.distance(tiles[camp], mesas[mesa])
-    far = np.flatnonzero(~np.isin(np.arange(len(tiles)), camp))
+    camp, mesa = _boxes_within(tiles, mesas, limit)
+    dist = shapely.distance(tiles[camp], mesas[mesa])
+    gaps[camp, mesa] = np.where(dist <= limit, dist, math.inf)
+    far = np.flatnonzero(np.isinf(gaps).all(axis=1))
     gaps[far] = shapely.distance(tiles[far, None], mesas[None])
     return gaps
 

@@ -277,9 +277,15 @@ def pueblo_counts(rng: np.random.Generator, options: LayoutOptions) -> list[int]
 def pueblo_outline(length: float, width: float) -> np.ndarray:
     """A pueblo's outline in its own frame (long axis along x), counter-clockwise: an octagon,
     a block with cut corners."""
+    return pueblo_outlines(np.array([length]), np.array([width]))[0]
+
+
+def pueblo_outlines(length: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """`pueblo_outline` of many pueblos at once: (n, 8, 2)."""
     hl, hw, cut = length / 2, width / 2, 0.22 * width
-    return np.array([(-hl + cut, -hw), (hl - cut, -hw), (hl, -hw + cut), (hl, hw - cut),
-                     (hl - cut, hw), (-hl + cut, hw), (-hl, hw - cut), (-hl, -hw + cut)])
+    x = np.stack([-hl + cut, hl - cut, hl, hl, hl - cut, -hl + cut, -hl, -hl], axis=-1)
+    y = np.stack([-hw, -hw, -hw + cut, hw - cut, hw, hw, hw - cut, -hw + cut], axis=-1)
+    return np.stack([x, y], axis=-1)
 
 
 def pueblo_shape(length: float, width: float, divided: bool, small_share: float
@@ -292,12 +298,36 @@ def pueblo_shape(length: float, width: float, divided: bool, small_share: float
     hl, hw, cut = length / 2, width / 2, 0.22 * width
     split = -hl + small_share * length
     if -hl + cut <= split <= hl - cut:  # the cut runs between the straight long sides
-        return [np.array([octagon[0], (split, -hw), (split, hw), *octagon[5:]]),
-                np.array([(split, -hw), *octagon[1:5], (split, hw)])]
+        return list(_cut_straight(octagon[None], np.array([split]), np.array([hw]))[:, 0])
     whole = shapely.Polygon(octagon)
     parts = [shapely.clip_by_rect(whole, -hl, -hw, split, hw),
              shapely.clip_by_rect(whole, split, -hw, hl, hw)]
     return [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
+
+
+def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np.ndarray:
+    """Octagons (n, 8, 2) cut across at x = `split` between their straight long sides (half
+    width `hw`): (2, n, 6, 2), the small sector, then the large one."""
+    low, high = np.stack([split, -hw], axis=-1), np.stack([split, hw], axis=-1)
+    small = np.stack([octagons[:, 0], low, high, octagons[:, 5], octagons[:, 6], octagons[:, 7]], 1)
+    large = np.stack([low, *octagons[:, 1:5].transpose(1, 0, 2), high], 1)
+    return np.stack([small, large])
+
+
+def pueblo_shapes(length: np.ndarray, width: np.ndarray, divided: np.ndarray,
+                  small_share: float) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    """`pueblo_shape` of many pueblos at once: their outlines (n, 8, 2) and sectors."""
+    octagons = pueblo_outlines(length, width)
+    sectors: list[list[np.ndarray]] = [[octagon] for octagon in octagons]
+    hl, hw, cut = length / 2, width / 2, 0.22 * width
+    split = -hl + small_share * length
+    straight = divided & (-hl + cut <= split) & (split <= hl - cut)
+    at = np.flatnonzero(straight)
+    for k, small, large in zip(at.tolist(), *_cut_straight(octagons[at], split[at], hw[at])):
+        sectors[k] = [small, large]
+    for k in np.flatnonzero(divided & ~straight).tolist():
+        sectors[k] = pueblo_shape(float(length[k]), float(width[k]), True, small_share)
+    return octagons, sectors
 
 
 def posed(corners: np.ndarray, x: np.ndarray, y: np.ndarray, heading: np.ndarray) -> np.ndarray:
@@ -367,7 +397,7 @@ def _shrunk(rooms: np.ndarray, radius: np.ndarray, by: np.ndarray) -> np.ndarray
     return shapely.polygons(shapely.linearrings(shrunk, indices=index))
 
 
-def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[list[np.ndarray]],
+def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: Sequence[np.ndarray],
                   options: LayoutOptions) -> list[list[tuple[float, float, float]]] | None:
     """Poses (x, y, heading in radians) for the pueblos of every mesa (`outlines[m]`: their
     outlines in their own frames), each wholly on its mesa, `pueblo_margin` from the cliff and
@@ -380,7 +410,7 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[li
     all mesas), until one finds none. A pueblo is convex: its outline stands for its sectors.
     """
     n = len(mesas)
-    half_widths = np.array([max(np.abs(o[:, 1]).max() for o in on) for on in outlines])
+    half_widths = np.array([np.abs(np.asarray(on)[..., 1]).max() for on in outlines])
     rooms = _Rooms(mesas, half_widths, options)
     counts = [len(on) for on in outlines]
     poses: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
@@ -471,21 +501,16 @@ def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: Layou
                  ) -> list[Pueblo] | None:
     """44 pueblos (16 of them divided, chosen at random) spread over the mesas."""
     counts = pueblo_counts(rng, options)
-    divided = set(rng.choice(PUEBLOS, DIVIDED_PUEBLOS, replace=False).tolist())
-    shapes: list[list[list[np.ndarray]]] = []
-    outlines: list[list[np.ndarray]] = []
-    number = 0
-    for count in counts:
-        shapes.append([])
-        outlines.append([])
-        for _ in range(count):
-            is_divided = number in divided
-            length, width = options.divided_pueblo if is_divided else options.single_pueblo
-            scale = 1 + rng.uniform(-options.pueblo_size_jitter, options.pueblo_size_jitter)
-            shapes[-1].append(pueblo_shape(length * scale, width * scale, is_divided,
-                                           options.small_share))
-            outlines[-1].append(pueblo_outline(length * scale, width * scale))
-            number += 1
+    divided = np.zeros(PUEBLOS, bool)
+    divided[rng.choice(PUEBLOS, DIVIDED_PUEBLOS, replace=False)] = True
+    jitter = options.pueblo_size_jitter
+    scale = 1 + rng.uniform(-jitter, jitter, PUEBLOS)  # the numbers of one draw a pueblo
+    size = np.where(divided[:, None], options.divided_pueblo, options.single_pueblo)
+    octagons, sectors = pueblo_shapes(size[:, 0] * scale, size[:, 1] * scale, divided,
+                                      options.small_share)
+    ends = np.cumsum(counts).tolist()
+    outlines = [octagons[end - count:end] for count, end in zip(counts, ends)]
+    shapes = [sectors[end - count:end] for count, end in zip(counts, ends)]
     poses = place_pueblos(rng, np.array([m.polygon for m in mesas]), outlines, options)
     if poses is None:
         return None

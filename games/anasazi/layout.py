@@ -166,21 +166,18 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
     space.iterations = 20
     space.collision_bias = (1 - OVERLAP_FIXED_PER_STEP) ** 60  # overlap left after a second
     clearance = sizes.valley_gap / 2 + options.slop
-    bodies = []
-    for i, (outline, centre) in enumerate(zip(outlines, centres)):
-        if i == 0:
-            body = pymunk.Body(body_type=pymunk.Body.STATIC)
-        else:
-            body = pymunk.Body(mass=1.0, moment=math.inf)
-        body.position = (float(centre[0]), float(centre[1]))
-        shape = pymunk.Poly(body, outline.tolist(), radius=clearance)
-        space.add(body, shape)
-        bodies.append(body)
-    for square in camps:
-        space.add(pymunk.Poly(space.static_body, square.tolist(), radius=clearance))
+    bodies = [pymunk.Body(body_type=pymunk.Body.STATIC)] \
+        + [pymunk.Body(mass=1.0, moment=math.inf) for _ in outlines[1:]]
+    for body, centre in zip(bodies, centres.tolist()):
+        body.position = centre
     edge = sizes.play_area_radius
     overlap = _Overlap(outlines, camps, clearance, edge)
-    space.add(*_walls(space, overlap.radii, centres, edge, clearance))
+    space.add(*bodies,
+              *(pymunk.Poly(body, outline.tolist(), radius=clearance)
+                for body, outline in zip(bodies, outlines)),
+              *(pymunk.Poly(space.static_body, square.tolist(), radius=clearance)
+                for square in camps),
+              *_walls(space, overlap.radii, centres, edge, clearance))
 
     dt, start = 1.0 / 60.0, np.asarray(centres, float)
     for step in range(1, options.max_steps + 1):
@@ -435,7 +432,7 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: Sequenc
             for m, row in step.items():
                 hit = np.flatnonzero(ok[row])
                 if len(hit):
-                    poses[m].append(tuple(float(v) for v in pose[row, hit[0]]))
+                    poses[m].append(tuple(pose[row, hit[0]].tolist()))
                     laid[m].append(wholes[row, hit[0]])
                     stuck[m] = 0
                     continue

@@ -379,6 +379,7 @@ def test_wrong_counts_are_named(setups):
 
 
 @pytest.mark.parametrize("field, value, message", [
+    ("colour", "red", r"setup: unknown field\(s\) colour"),
     ("players", 5, "players must be 2 to 4"),
     ("players", None, "field 'players' must be int"),
     ("first_player", 3, "first_player must be 0 to 1"),

@@ -307,17 +307,28 @@ def pueblo_shape(length: float, width: float, divided: bool, small_share: float
                  ) -> list[np.ndarray]:
     """Sector outlines in the pueblo's own frame, counter-clockwise: its outline whole, or cut
     across into a small and a large sector."""
-    octagon = pueblo_outline(length, width)
-    if not divided:
-        return [octagon]
+    return pueblo_shapes(np.array([length]), np.array([width]), np.array([divided]),
+                         small_share)[1][0]
+
+
+def pueblo_shapes(length: np.ndarray, width: np.ndarray, divided: np.ndarray,
+                  small_share: float) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    """`pueblo_outline` and `pueblo_shape` of many pueblos at once: their outlines (n, 8, 2)
+    and the sectors of each."""
+    octagons = pueblo_outlines(length, width)
+    sectors: list[list[np.ndarray]] = [[octagon] for octagon in octagons]
     hl, hw, cut = length / 2, width / 2, 0.22 * width
     split = -hl + small_share * length
-    if -hl + cut <= split <= hl - cut:  # the cut runs between the straight long sides
-        return list(_cut_straight(octagon[None], np.array([split]), np.array([hw]))[:, 0])
-    whole = shapely.Polygon(octagon)
-    parts = [shapely.clip_by_rect(whole, -hl, -hw, split, hw),
-             shapely.clip_by_rect(whole, split, -hw, hl, hw)]
-    return [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
+    straight = divided & (-hl + cut <= split) & (split <= hl - cut)  # the cut runs between
+    at = np.flatnonzero(straight)  # the straight long sides
+    for k, small, large in zip(at.tolist(), *_cut_straight(octagons[at], split[at], hw[at])):
+        sectors[k] = [small, large]
+    for k in np.flatnonzero(divided & ~straight).tolist():
+        whole = shapely.Polygon(octagons[k])
+        parts = [shapely.clip_by_rect(whole, -hl[k], -hw[k], split[k], hw[k]),
+                 shapely.clip_by_rect(whole, split[k], -hw[k], hl[k], hw[k])]
+        sectors[k] = [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
+    return octagons, sectors
 
 
 def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np.ndarray:
@@ -327,22 +338,6 @@ def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np
     small = np.stack([octagons[:, 0], low, high, octagons[:, 5], octagons[:, 6], octagons[:, 7]], 1)
     large = np.stack([low, *octagons[:, 1:5].transpose(1, 0, 2), high], 1)
     return np.stack([small, large])
-
-
-def pueblo_shapes(length: np.ndarray, width: np.ndarray, divided: np.ndarray,
-                  small_share: float) -> tuple[np.ndarray, list[list[np.ndarray]]]:
-    """`pueblo_shape` of many pueblos at once: their outlines (n, 8, 2) and sectors."""
-    octagons = pueblo_outlines(length, width)
-    sectors: list[list[np.ndarray]] = [[octagon] for octagon in octagons]
-    hl, hw, cut = length / 2, width / 2, 0.22 * width
-    split = -hl + small_share * length
-    straight = divided & (-hl + cut <= split) & (split <= hl - cut)
-    at = np.flatnonzero(straight)
-    for k, small, large in zip(at.tolist(), *_cut_straight(octagons[at], split[at], hw[at])):
-        sectors[k] = [small, large]
-    for k in np.flatnonzero(divided & ~straight).tolist():
-        sectors[k] = pueblo_shape(float(length[k]), float(width[k]), True, small_share)
-    return octagons, sectors
 
 
 def posed(corners: np.ndarray, x: np.ndarray, y: np.ndarray, heading: np.ndarray) -> np.ndarray:

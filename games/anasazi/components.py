@@ -235,14 +235,16 @@ class Table:
     expedition_camps: tuple[ExpeditionCamp, ...]
     sizes: Sizes = field(default_factory=Sizes)
     _index: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _sectors: tuple[Sector, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("mesas", "pueblos", "expedition_camps"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "_sectors", tuple(s for p in self.pueblos for s in p.sectors))
         index: dict[str, Any] = {}
         for kind, items in (("mesa", self.mesas), ("pueblo", self.pueblos),
                             ("expedition camp", self.expedition_camps),
-                            ("sector", [s for p in self.pueblos for s in p.sectors])):
+                            ("sector", self._sectors)):
             for item in items:
                 key = (kind, item.id)
                 if key in index:
@@ -278,7 +280,7 @@ class Table:
     @property
     def sectors(self) -> tuple[Sector, ...]:
         """Every sector, pueblo by pueblo."""
-        return tuple(s for p in self.pueblos for s in p.sectors)
+        return self._sectors
 
     def pueblo_of(self, sector_id: str) -> Pueblo:
         """The pueblo a sector belongs to."""
@@ -398,6 +400,9 @@ class Setup:
             raise ValueError("setup must be a JSON object")
         if data.get("game", "anasazi") != "anasazi":
             raise ValueError(f"setup game must be 'anasazi', not {data.get('game')!r}")
+        unknown = sorted(map(str, set(data) - SETUP_FIELDS))
+        if unknown:  # as the other games' setups: a misspelt field is not silently dropped
+            raise ValueError(f"setup: unknown field(s) {', '.join(unknown)}")
         return cls(
             table=Table.from_json(data),
             players=_field(data, "players", "setup", int),
@@ -407,6 +412,10 @@ class Setup:
             first_player=_field(data, "first_player", "setup", int),
             seed=data.get("seed"),
         )
+
+
+SETUP_FIELDS = frozenset({"game", "players", "seed", "first_player", "objectives", "towers",
+                          "treasures", "mesas", "pueblos", "expedition_camps", "sizes"})
 
 
 def _check_deal(name: str, deal: Mapping[str, str], places: set[str],

@@ -103,6 +103,15 @@ class Step:
         """Centres of the explorers of markers at (x, y, heading): the next ends."""
         return lg.explorer_centres(x, y, heading, self.sizes)
 
+    def strides(self, theta: Array, a: Array, c: Array) -> tuple[Array, Array, Array, Array,
+                                                                 Array]:
+        """`poses` of placements `(theta, a, c)` and their `explorers` (x, y, heading, explorer
+        x, explorer y), the same numbers from one cos and sin of each heading."""
+        cos, sin = np.cos(np.radians(theta)), np.sin(np.radians(theta))
+        x, y = self.end[0] - a * cos + c * sin, self.end[1] - a * sin - c * cos
+        ahead = self.sizes.marker_length / 2.0 - self.sizes.explorer_offset
+        return x, y, np.asarray(theta, float), x + ahead * cos, y + ahead * sin
+
 
 def chain_reach(sizes: Sizes, first_radius: float, markers: int) -> float:
     """The farthest any point of the last of `markers` chained markers lies from the first end
@@ -158,7 +167,16 @@ class Target:
         x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
         if self.convex is None:
             return shapely.distance(self.polygon, shapely.points(x, y))
-        return self.convex.distance(x + 1j * y, limit)
+        return self.convex.distance_xy(x, y, limit)
+
+    def gap_to(self, x: float, y: float) -> float:
+        """The distance (mm) from one point to the target (0 inside)."""
+        if self.convex is None:
+            return float(shapely.distance(self.polygon, shapely.Point(x, y)))
+        return self.convex.point_distance(x, y)
+
+
+SMALL = 24  # points: fewer are measured in plain Python (numpy's per-call cost dominates)
 
 
 class Convex:
@@ -172,6 +190,11 @@ class Convex:
         self.inverse_sq = 1.0 / (self.dx ** 2 + self.dy ** 2)
         self.centre = complex(corners.mean())
         self.radius = float(np.abs(corners - self.centre).max())
+        # The same numbers as columns (m, 1), for (m, n) arrays, and as Python floats.
+        self._columns = tuple(v[:, None] for v in (self.ax, self.ay, self.dx, self.dy,
+                                                   self.inverse_sq))
+        self._edges = list(zip(*(v.tolist() for v in (self.ax, self.ay, self.dx, self.dy,
+                                                       self.inverse_sq))))
 
     @classmethod
     def of(cls, poly: shapely.Geometry) -> Convex | None:
@@ -185,17 +208,50 @@ class Convex:
     def distance(self, z: NDArray[np.complex128], limit: float = math.inf) -> Array:
         """Distances from points z to the polygon: 0 inside, else to the nearest edge; inf
         where the circle around it says it is farther than `limit`."""
-        out = np.full(len(z), math.inf)
-        near = np.flatnonzero(np.abs(z - self.centre) - self.radius <= limit)
-        if len(near):
-            # In real arithmetic on (n, m) arrays: the nearest point of each edge, squared.
-            rx, ry = z.real[near, None] - self.ax, z.imag[near, None] - self.ay
-            t = np.clip((rx * self.dx + ry * self.dy) * self.inverse_sq, 0.0, 1.0)
-            qx, qy = rx - t * self.dx, ry - t * self.dy
-            dist = np.sqrt((qx * qx + qy * qy).min(axis=1))
-            inside = (self.dx * ry - self.dy * rx >= 0.0).all(axis=1)
-            out[near] = np.where(inside, 0.0, dist)
+        return self.distance_xy(z.real, z.imag, limit)
+
+    def distance_xy(self, x: Array, y: Array, limit: float = math.inf) -> Array:
+        """`distance` of points (x, y) given as two float arrays."""
+        if len(x) <= SMALL and limit == math.inf:  # (no limit: no circle to cut by)
+            return np.array([self.point_distance(px, py) for px, py in zip(x.tolist(),
+                                                                             y.tolist())])
+        out = np.full(len(x), math.inf)
+        if limit == math.inf:
+            near = slice(None)
+        else:
+            near = np.flatnonzero(np.abs(x + 1j * y - self.centre) - self.radius <= limit)
+            if not len(near):
+                return out
+        # On (m, n) arrays, edges along the short first axis (reductions along it are fast),
+        # in place: the same operations in the same order as `point_distance`.
+        ax, ay, dx, dy, inverse_sq = self._columns
+        rx, ry = x[near] - ax, y[near] - ay
+        inside = (dx * ry - dy * rx).min(axis=0) >= 0.0
+        t = rx * dx
+        t += ry * dy
+        t *= inverse_sq
+        np.clip(t, 0.0, 1.0, out=t)
+        rx -= t * dx  # rx, ry: the offsets from each edge's nearest point
+        ry -= t * dy
+        rx *= rx
+        ry *= ry
+        rx += ry
+        dist = np.sqrt(rx.min(axis=0))
+        dist[inside] = 0.0
+        out[near] = dist
         return out
+
+    def point_distance(self, x: float, y: float) -> float:
+        """`distance` of one point, in plain Python (the same numbers as the arrays give)."""
+        inside, best = True, math.inf
+        for ax, ay, dx, dy, inverse_sq in self._edges:
+            rx, ry = x - ax, y - ay
+            if dx * ry - dy * rx < 0.0:
+                inside = False
+            t = min(max((rx * dx + ry * dy) * inverse_sq, 0.0), 1.0)
+            qx, qy = rx - t * dx, ry - t * dy
+            best = min(best, qx * qx + qy * qy)
+        return 0.0 if inside else math.sqrt(best)
 
 
 def make_target(id: str, polygon: shapely.Geometry, spacing: float = 1.5) -> Target:
@@ -492,7 +548,7 @@ def one_marker(placer: Placer, target: Target, rng: np.random.Generator, keep: i
     """Can ONE legal marker laid now touch the target? Witness poses (exactly checked, best
     first), or a proof that none exists, or "undecided"."""
     step = placer.step
-    gap = float(target.gap(*step.end)[0])
+    gap = target.gap_to(*step.end)
     if gap > step.reach + EPS:
         return _OneMarker("unreachable", [], (
             f"{target.id} is {gap:.1f} mm from the end at ({step.end[0]:.1f}, {step.end[1]:.1f}); "
@@ -770,19 +826,18 @@ def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = No
         theta[:half] = (bearing + rng.normal(0.0, 12.0, half)) % 360.0
         a[:half] = -step.half_along + np.abs(rng.normal(0.0, 0.1 * step.half_along, half))
         a[:half] = np.minimum(a[:half], step.half_along)
-    x, y, h = step.poses(theta, a, c)
-    ok = placer.legal_mask(x, y, h)
-    x, y, h = x[ok], y[ok], h[ok]
-    ex, ey = step.explorers(x, y, h)
+    x, y, h, ex, ey = step.strides(theta, a, c)
     score = rank(ex, ey) if rank is not None else -np.hypot(ex - step.end[0], ey - step.end[1])
+    # Ranked first, then checked: both judge each placement alone, and the ranks drop most.
     useful = np.flatnonzero(np.isfinite(score))
+    useful = useful[placer.legal_mask(x[useful], y[useful], h[useful])]
     useful = useful[np.argsort(score[useful], kind="stable")]
     _, first = np.unique(_cells(ex[useful], ey[useful]), return_index=True)
     cells = useful[np.sort(first)]  # best of each cell, best cells first
     best, rest = cells[: width // 2], cells[width // 2:]
-    order = np.concatenate([best, rng.permutation(rest)])
-    return [_Child(placer, placer.settle(Pose(float(x[i]), float(y[i]), float(h[i]))))
-            for i in order[:width]]
+    pick = np.concatenate([best, rng.permutation(rest)])[:width]
+    return [_Child(placer, placer.settle(Pose(*xyh)))
+            for xyh in zip(x[pick].tolist(), y[pick].tolist(), h[pick].tolist())]
 
 
 def _cells(x: Array, y: Array) -> NDArray[np.int64]:
@@ -796,7 +851,7 @@ def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int) -> list[tuple[Pl
     are left out)."""
     seen, out = set(), []
     for child, chain in nodes:
-        cell = tuple(np.floor(np.asarray(child.end) / CELL).astype(int))
+        cell = (math.floor(child.end[0] / CELL), math.floor(child.end[1] / CELL))
         if cell not in seen and child.placer is not None:
             seen.add(cell)
             out.append((child.placer, chain))
@@ -945,7 +1000,7 @@ def reach_from(root: Placer, target: Target, max_markers: int, rng: np.random.Ge
         if supply == 1:
             return _unreached(root, target, first.status, "; ".join(notes), max_markers)
     cap = min(max_markers, supply)
-    gap = float(target.gap(*root.step.end)[0])
+    gap = target.gap_to(*root.step.end)
     sizes = root.step.sizes
     excluded = max([k for k in range(2, cap + 1)
                     if gap > chain_reach(sizes, root.step.end_radius, k) + EPS], default=1)

@@ -297,16 +297,18 @@ def touch_mask(target: Target, sizes: Sizes, x: Array, y: Array, h: Array) -> ND
 
 
 def _touching_samples(step: Step, target: Target, rng: np.random.Generator, n: int
-                      ) -> tuple[Array, Array, Array]:
+                      ) -> tuple[Array, Array, Array, NDArray[np.bool_]]:
     """Up to `n` placements `(theta, a, c)` that cover the end AND hold a point of the target
-    strictly inside the marker: both hold by construction."""
+    strictly inside the marker: both hold by construction. The fourth array tells where the
+    point lies more than `lg.MARGIN` inside, so that the marker surely touches the target
+    (rounding moves it by about 1e-13 mm); elsewhere shapely must say."""
     L, W = step.sizes.marker_length, step.sizes.marker_width
     A, C = step.half_along, step.half_across
     rel = target.points - np.asarray(step.end)
     rho = np.hypot(rel[:, 0], rel[:, 1])
     near = np.flatnonzero(rho < step.reach)
     if not len(near):
-        return np.zeros(0), np.zeros(0), np.zeros(0)
+        return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, bool)
     pick = near[rng.integers(len(near), size=n)]
     rho, phi = rho[pick], np.arctan2(rel[pick, 1], rel[pick, 0])
     # The point lies at (rho cos b, rho sin b) from the end in the marker's frame: |sin b| is
@@ -320,7 +322,9 @@ def _touching_samples(step: Step, target: Target, rng: np.random.Generator, n: i
     u, v = rng.uniform(0.05, 0.95, (2, n))
     a, c = lo_a + u * (hi_a - lo_a), lo_c + v * (hi_c - lo_c)
     theta = np.degrees(phi - beta) % 360.0
-    return theta[ok], a[ok], c[ok]
+    # The point lies at (a + dx, c + dy) from the marker's centre, along and across.
+    depth = np.minimum(L / 2 - np.abs(a + dx), W / 2 - np.abs(c + dy))
+    return theta[ok], a[ok], c[ok], depth[ok] > lg.MARGIN
 
 
 def uniform_placements(step: Step, rng: np.random.Generator, n: int) -> tuple[Array, Array, Array]:
@@ -362,13 +366,23 @@ RANKED = 128  # candidates ranked by `robustness` at most
 
 
 def verify(placer: Placer, target: Target, theta: Array, a: Array, c: Array, keep: int = 1,
-           tries: int = 8) -> _Found:
+           tries: int = 8, touching: NDArray[np.bool_] | None = None, masked: bool = False
+           ) -> _Found:
     """Filter placements with the rules' batched mask and the touch mask, rank them by
-    `robustness`, and keep up to `keep` that the exact check accepts and that touch exactly."""
+    `robustness`, and keep up to `keep` that the exact check accepts and that touch exactly.
+
+    The touch mask is not asked where `touching` says the placement surely touches; neither
+    mask is asked when `masked` (the placements passed both already, as `_sweep`'s)."""
     step = placer.step
     x, y, h = step.poses(theta, a, c)
-    idx = np.flatnonzero(placer.legal_mask(x, y, h))
-    idx = idx[touch_mask(target, step.sizes, x[idx], y[idx], h[idx])]
+    if masked:
+        idx = np.arange(len(x))
+    else:
+        idx = np.flatnonzero(placer.legal_mask(x, y, h))
+        touches = np.zeros(len(idx), bool) if touching is None else touching[idx]
+        ask = idx[~touches]
+        touches[~touches] = touch_mask(target, step.sizes, x[ask], y[ask], h[ask])
+        idx = idx[touches]
     found = _Found(candidates=len(idx))
     if not len(idx):
         return found
@@ -554,7 +568,8 @@ def one_marker(placer: Placer, target: Target, rng: np.random.Generator, keep: i
             f"{target.id} is {gap:.1f} mm from the end at ({step.end[0]:.1f}, {step.end[1]:.1f}); "
             f"a marker covering it reaches at most {step.reach:.1f} mm"))
     for n in samples:  # a few first: most reachable sectors need no more
-        found = verify(placer, target, *_touching_samples(step, target, rng, n), keep=keep)
+        theta, a, c, touching = _touching_samples(step, target, rng, n)
+        found = verify(placer, target, theta, a, c, keep=keep, touching=touching)
         if found.poses:
             return _OneMarker("reachable", found.poses, _found_words(found))
     if not prove:
@@ -1108,7 +1123,7 @@ def _expedition_map(root: Placer, table: Table, max_markers: int, rng: np.random
         target = sector_target(table, sector.id)
         first = None
         if sector.id in swept:
-            found = verify(root, target, *swept[sector.id])
+            found = verify(root, target, *swept[sector.id], masked=True)
             if found.poses:
                 first = _OneMarker("reachable", found.poses, _found_words(found))
         out[sector.id] = reach_from(root, target, max_markers, rng, with_margin=False, first=first)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -718,7 +718,9 @@ class StatePlacer:
     def __init__(self, state: Any, expedition: str, player: int, board: Board | None = None,
                  turn: _Turn | None = None):
         self.state, self.expedition, self.player = state, expedition, player
+        self.at_root = board is None or board is state.board()  # the board of `state` itself
         self.board = state.board() if board is None else board
+        self._last: tuple[Pose, PlaceMarker] | None = None
         self.turn = _Turn.of(state) if turn is None else turn
         self.supply = self.turn.supply  # no chain is longer: the last marker ends the game
         self.end = lg.expedition_end(self.board, expedition)[:2]
@@ -755,13 +757,16 @@ class StatePlacer:
         return lg.check_markers(self.context, x, y, heading).ok
 
     def action(self, pose: Pose) -> PlaceMarker:
-        """The action laying a marker of this expedition at `pose`."""
-        return PlaceMarker.at(self.expedition, pose)
+        """The action laying a marker of this expedition at `pose` (the last one made is kept:
+        the search checks a pose, then lays it)."""
+        if self._last is None or self._last[0] is not pose:
+            self._last = (pose, PlaceMarker.at(self.expedition, pose))
+        return self._last[1]
 
     def check(self, pose: Pose) -> Verdict:
         """The exact check of laying `pose`: `state.check` at the root, the same geometric
         rules on a later board (a turn in play: no other rule applies)."""
-        if self.board is self.state.board():
+        if self.at_root:
             return self.state.check(self.action(pose), self.player)
         return Verdict(tuple(lg.marker_violations(self.board, self.player, self.expedition,
                                                   self.action(pose).pose)))
@@ -777,7 +782,8 @@ class StatePlacer:
         turn, board = self.turn, self.board
         pose = self.action(pose).pose
         track, towers = turn.track, turn.towers
-        moved = [s for s in lg.touched_sectors(board.table, pose) if s in towers]
+        moved = [s for s in lg.touched_sectors(board.table, pose) if s in towers] \
+            if _near_towers(board.table, pose, towers) else []
         if moved:  # towers touched go to the track
             track = dict(track)
             for s in moved:
@@ -797,6 +803,25 @@ class StatePlacer:
     def action_text(self, pose: Pose) -> str:
         """The action laying `pose`, as text to paste."""
         return str(self.action(pose))
+
+
+def _near_towers(table: Table, pose: Pose, towers: dict[str, str]) -> bool:
+    """Whether a marker at `pose` may touch a sector of `towers`: some sector's circle comes
+    within half the marker's diagonal of its centre (with `lg.MARGIN` to spare for rounding;
+    where none does, the marker touches none of them)."""
+    circles = _SECTOR_CIRCLES.of_table(table, lambda: _sector_circles(table))
+    centre = complex(pose.x, pose.y)
+    reach = math.hypot(table.sizes.marker_length, table.sizes.marker_width) / 2 + lg.MARGIN
+    return any(abs(circles[s][0] - centre) <= circles[s][1] + reach for s in towers)
+
+
+def _sector_circles(table: Table) -> dict[str, tuple[complex, float]]:
+    geo = lg.table_geometry(table)
+    circles = geo.sectors[1]
+    return dict(zip(geo.sector_ids, zip(circles.centre.tolist(), circles.radius.tolist())))
+
+
+_SECTOR_CIRCLES = lg.Recent(16)
 
 
 # --------------------------------------------------------------------------------------------
@@ -843,16 +868,34 @@ def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = No
         a[:half] = np.minimum(a[:half], step.half_along)
     x, y, h, ex, ey = step.strides(theta, a, c)
     score = rank(ex, ey) if rank is not None else -np.hypot(ex - step.end[0], ey - step.end[1])
-    # Ranked first, then checked: both judge each placement alone, and the ranks drop most.
     useful = np.flatnonzero(np.isfinite(score))
-    useful = useful[placer.legal_mask(x[useful], y[useful], h[useful])]
-    useful = useful[np.argsort(score[useful], kind="stable")]
-    _, first = np.unique(_cells(ex[useful], ey[useful]), return_index=True)
-    cells = useful[np.sort(first)]  # best of each cell, best cells first
+    cells = _best_of_cells(placer, useful[np.argsort(score[useful], kind="stable")], x, y, h,
+                           ex, ey)
     best, rest = cells[: width // 2], cells[width // 2:]
     pick = np.concatenate([best, rng.permutation(rest)])[:width]
     return [_Child(placer, placer.settle(Pose(*xyh)))
             for xyh in zip(x[pick].tolist(), y[pick].tolist(), h[pick].tolist())]
+
+
+def _best_of_cells(placer: Placer, order: NDArray[np.intp], x: Array, y: Array, h: Array,
+                   ex: Array, ey: Array) -> NDArray[np.intp]:
+    """The first placement in `order` of each grid cell of the ends (ex, ey) that passes the
+    batched check, the cells in the order of these firsts: what checking every placement and
+    then taking the first of each cell gives, from the check of the first of each cell (and
+    of the rest of a cell only where its first fails)."""
+    keys = _cells(ex[order], ey[order])
+    _, first = np.unique(keys, return_index=True)
+    pick = order[first]
+    ok = placer.legal_mask(x[pick], y[pick], h[pick])
+    if not ok.all():
+        again = np.isin(keys, keys[first[~ok]])
+        again[first[~ok]] = False
+        again = np.flatnonzero(again)
+        pick = order[again]
+        legal = again[placer.legal_mask(x[pick], y[pick], h[pick])]
+        _, firsts = np.unique(keys[legal], return_index=True)
+        first = np.concatenate([first[ok], legal[firsts]])
+    return order[np.sort(first)]
 
 
 def _cells(x: Array, y: Array) -> NDArray[np.int64]:
@@ -860,19 +903,19 @@ def _cells(x: Array, y: Array) -> NDArray[np.int64]:
     return (np.floor(x / CELL).astype(np.int64) << 32) + np.floor(y / CELL).astype(np.int64)
 
 
-def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int) -> list[tuple[Placer, list[Pose]]]:
+def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int
+              ) -> Iterator[tuple[Placer, list[Pose]]]:
     """At most `cap` nodes whose ends lie in different grid cells, in the given order, each
     as the placer of its next marker (children that fail the exact check, or end the game,
-    are left out)."""
-    seen, out = set(), []
+    are left out). Lazily: a child is checked only when the nodes before it were taken."""
+    seen: set[tuple[int, int]] = set()
     for child, chain in nodes:
         cell = (math.floor(child.end[0] / CELL), math.floor(child.end[1] / CELL))
         if cell not in seen and child.placer is not None:
             seen.add(cell)
-            out.append((child.placer, chain))
-            if len(out) >= cap:
-                break
-    return out
+            yield child.placer, chain
+            if len(seen) >= cap:
+                return
 
 
 def _nearest(target: Target, point: tuple[float, float]) -> tuple[float, float]:
@@ -907,10 +950,13 @@ def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.
             ends = np.array([child.end for child, _ in children])
             order = np.argsort(gap(ends[:, 0], ends[:, 1]), kind="stable")
             children = [children[i] for i in order]
-        frontier = _distinct(children, BEAM)
         if depth <= skip:
+            frontier = list(_distinct(children, BEAM))
             continue
-        for placer, chain in frontier:
+        # Tried as they come: once a chain is found, the children after it are never checked.
+        frontier = []
+        for placer, chain in _distinct(children, BEAM):
+            frontier.append((placer, chain))
             found = one_marker(placer, target, rng, keep=keep, prove=False)
             if found.poses:
                 return depth, chain, placer, found.poses

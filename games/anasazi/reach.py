@@ -868,34 +868,55 @@ def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = No
         a[:half] = np.minimum(a[:half], step.half_along)
     x, y, h, ex, ey = step.strides(theta, a, c)
     score = rank(ex, ey) if rank is not None else -np.hypot(ex - step.end[0], ey - step.end[1])
-    useful = np.flatnonzero(np.isfinite(score))
-    cells = _best_of_cells(placer, useful[np.argsort(score[useful], kind="stable")], x, y, h,
-                           ex, ey)
+    cells = _best_of_cells(placer, np.flatnonzero(np.isfinite(score)), score, x, y, h, ex, ey)
     best, rest = cells[: width // 2], cells[width // 2:]
     pick = np.concatenate([best, rng.permutation(rest)])[:width]
     return [_Child(placer, placer.settle(Pose(*xyh)))
             for xyh in zip(x[pick].tolist(), y[pick].tolist(), h[pick].tolist())]
 
 
-def _best_of_cells(placer: Placer, order: NDArray[np.intp], x: Array, y: Array, h: Array,
-                   ex: Array, ey: Array) -> NDArray[np.intp]:
-    """The first placement in `order` of each grid cell of the ends (ex, ey) that passes the
-    batched check, the cells in the order of these firsts: what checking every placement and
-    then taking the first of each cell gives, from the check of the first of each cell (and
-    of the rest of a cell only where its first fails)."""
-    keys = _cells(ex[order], ey[order])
-    _, first = np.unique(keys, return_index=True)
-    pick = order[first]
-    ok = placer.legal_mask(x[pick], y[pick], h[pick])
-    if not ok.all():
-        again = np.isin(keys, keys[first[~ok]])
-        again[first[~ok]] = False
-        again = np.flatnonzero(again)
-        pick = order[again]
-        legal = again[placer.legal_mask(x[pick], y[pick], h[pick])]
-        _, firsts = np.unique(keys[legal], return_index=True)
-        first = np.concatenate([first[ok], legal[firsts]])
-    return order[np.sort(first)]
+def _best_of_cells(placer: Placer, useful: NDArray[np.intp], score: Array, x: Array, y: Array,
+                   h: Array, ex: Array, ey: Array) -> NDArray[np.intp]:
+    """The best placement (least score, then least index) of `useful` in each grid cell of
+    the ends (ex, ey) among those that pass the batched check, the cells ordered by their
+    best: what checking every placement, sorting them by score and taking the first of each
+    cell gives. Only the best of each cell is checked (and the rest of a cell only where its
+    best fails), and nothing is sorted but the cells."""
+    n = len(useful)
+    if not n:
+        return useful
+    # The cells of `_cells`, numbered from 0 on a grid spanning these ends.
+    fx, fy = np.floor(ex[useful] / CELL), np.floor(ey[useful] / CELL)
+    low = fy.min()
+    keys = ((fx - fx.min()) * (fy.max() - low + 1.0) + (fy - low)).astype(np.intp)
+    s, cells = score[useful], int(keys.max()) + 1
+
+    def checked(at: NDArray[np.intp]) -> NDArray[np.intp]:
+        i = useful[at]
+        return at[placer.legal_mask(x[i], y[i], h[i])]
+
+    first = _least_per_cell(keys, s, np.arange(n), cells)
+    legal = checked(first)
+    if len(legal) < len(first):
+        failed, tried = np.zeros(cells, bool), np.zeros(n, bool)
+        tried[first] = True
+        failed[keys[first]] = True
+        failed[keys[legal]] = False
+        legal = np.concatenate([legal, _least_per_cell(
+            keys, s, checked(np.flatnonzero(failed[keys] & ~tried)), cells)])
+    return useful[legal[np.lexsort((legal, s[legal]))]]
+
+
+def _least_per_cell(keys: NDArray[np.intp], score: Array, among: NDArray[np.intp], cells: int
+                    ) -> NDArray[np.intp]:
+    """For each cell (`keys`, from 0 to `cells` - 1) holding some of the positions `among`,
+    the position of least score there, the least such position on a tie."""
+    least = np.full(cells, np.inf)
+    np.minimum.at(least, keys[among], score[among])
+    hit = among[score[among] == least[keys[among]]]
+    first = np.full(cells, len(keys))
+    np.minimum.at(first, keys[hit], hit)
+    return first[first < len(keys)]
 
 
 def _cells(x: Array, y: Array) -> NDArray[np.int64]:

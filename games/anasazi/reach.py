@@ -107,7 +107,8 @@ class Step:
                                                                  Array]:
         """`poses` of placements `(theta, a, c)` and their `explorers` (x, y, heading, explorer
         x, explorer y), the same numbers from one cos and sin of each heading."""
-        cos, sin = np.cos(np.radians(theta)), np.sin(np.radians(theta))
+        rad = np.radians(theta)
+        cos, sin = np.cos(rad), np.sin(rad)
         x, y = self.end[0] - a * cos + c * sin, self.end[1] - a * sin - c * cos
         ahead = self.sizes.marker_length / 2.0 - self.sizes.explorer_offset
         return x, y, np.asarray(theta, float), x + ahead * cos, y + ahead * sin

@@ -1168,6 +1168,72 @@ def sectors_of(table: Table, name: str) -> list[str]:
 SWEEP_SAMPLES = 4096  # covering placements drawn per expedition end to find easy witnesses
 
 
+def touched_sectors_batch(table: Table, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
+    """`legality.touched_sectors_batch`, the very verdicts, decided by separating axes where
+    the sector is convex and the marker clears it or overlaps it by more than `lg.MARGIN`;
+    the poses with a pair closer to touching than that, or near a sector that is not convex,
+    are asked of the rules' (shapely's) function."""
+    sectors = _SECTOR_AXES.of_table(table, lambda: _SectorAxes.of(table))
+    sizes = table.sizes
+    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
+    p, e = x + 1j * y, np.exp(1j * np.radians(heading))
+    out = np.zeros((len(x), len(sectors.convex)), bool)
+    # Pairs whose circles meet: the rest are far apart.
+    i, j = (np.abs(p[:, None] - sectors.centre) <= sectors.radius + math.hypot(a, b)
+            + lg.MARGIN).nonzero()
+    back = np.conj(e[i])[:, None]
+    # The sector's edges as axes: the marker's nearest point beyond each edge's line.
+    along = sectors.normals[j] * back  # each normal in the marker's frame
+    gap = ((sectors.normals[j] * np.conj(p[i])[:, None]).real - sectors.offsets[j]
+           - a * np.abs(along.real) - b * np.abs(along.imag)).max(axis=1)
+    # The marker's sides as axes: the sector's corners in the marker's frame.
+    local = (sectors.corners[j] - p[i][:, None]) * back
+    gap = np.maximum(gap, np.maximum(local.real.min(axis=1), -local.real.max(axis=1)) - a)
+    gap = np.maximum(gap, np.maximum(local.imag.min(axis=1), -local.imag.max(axis=1)) - b)
+    sure = sectors.convex[j] & (np.abs(gap) > lg.MARGIN)
+    out[i[sure], j[sure]] = gap[sure] < 0.0
+    ask = np.unique(i[~sure])
+    if len(ask):
+        out[ask] = lg.touched_sectors_batch(table, x[ask], y[ask], heading[ask])
+    return out
+
+
+@dataclass(frozen=True)
+class _SectorAxes:
+    """A table's sectors (in `table_geometry` order) for separating-axis tests: the corners,
+    outward unit edge normals and their offsets (normal . corner) of each convex sector,
+    padded to one length by repeating the last (a repeated axis changes no maximum), and a
+    circle around each."""
+
+    convex: NDArray[np.bool_]
+    corners: NDArray[np.complex128]  # (S, M)
+    normals: NDArray[np.complex128]  # (S, M)
+    offsets: Array  # (S, M)
+    centre: NDArray[np.complex128]
+    radius: Array
+
+    @classmethod
+    def of(cls, table: Table) -> _SectorAxes:
+        """The axes of `table`'s sectors."""
+        shapes = [sector_target(table, s).convex for s in lg.table_geometry(table).sector_ids]
+        size = max((len(c.corners) for c in shapes if c is not None), default=1)
+        corners = np.zeros((len(shapes), size), complex)
+        normals = np.ones((len(shapes), size), complex)  # (not asked where not convex)
+        for k, c in enumerate(shapes):
+            if c is not None:
+                edges = np.roll(c.corners, -1) - c.corners
+                # Counter-clockwise corners: outward is to the right of each edge. Padded with
+                # the last corner and the normal of the edge from it (whose line holds it).
+                corners[k] = np.pad(c.corners, (0, size - len(edges)), mode="edge")
+                normals[k] = np.pad(-1j * edges / np.abs(edges), (0, size - len(edges)),
+                                    mode="edge")
+        return cls(np.array([c is not None for c in shapes]), corners, normals,
+                   (normals * np.conj(corners)).real, *lg.table_geometry(table).sectors[1])
+
+
+_SECTOR_AXES = lg.Recent(16)
+
+
 def _sweep(placer: Placer, table: Table, rng: np.random.Generator
            ) -> dict[str, tuple[Array, Array, Array]]:
     """Legal covering placements from `placer`'s end drawn uniformly, grouped by the sectors
@@ -1176,7 +1242,7 @@ def _sweep(placer: Placer, table: Table, rng: np.random.Generator
     theta, a, c = uniform_placements(step, rng, SWEEP_SAMPLES)
     x, y, h = step.poses(theta, a, c)
     idx = np.flatnonzero(placer.legal_mask(x, y, h))
-    hit = lg.touched_sectors_batch(table, x[idx], y[idx], h[idx])
+    hit = touched_sectors_batch(table, x[idx], y[idx], h[idx])
     ids = lg.table_geometry(table).sector_ids
     return {ids[j]: (theta[idx[hit[:, j]]], a[idx[hit[:, j]]], c[idx[hit[:, j]]])
             for j in np.flatnonzero(hit.any(axis=0))}

@@ -659,3 +659,37 @@ def test_no_tower_sector_is_touched_where_none_is_near(random_state, x, y, headi
             assert _near_towers(random_table, pose, {s.id: "red"})
     everything = {s.id: "red" for s in random_table.sectors}
     assert _near_towers(random_table, pose, everything) or not touched_sectors
+
+
+@pytest.fixture(scope="module")
+def bent_state():
+    """A table with an L-shaped (not convex) sector and a box next to it."""
+    bent = shapely.Polygon([(30, -10), (60, -10), (60, 0), (40, 0), (40, 20), (30, 20)])
+    return play_setup(make_setup({"P0": bent, "P1": box(-60, -8, -45, 8)}))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_separating_axes_touch_what_the_rules_touch(random_state, bent_state, seed):
+    """`reach.touched_sectors_batch` gives the rules' verdicts to the last pose: for random
+    markers, and for markers moved to touch their nearest sector give or take 0 to 1e-3 mm
+    (where the separating axes leave it to shapely), on convex and L-shaped sectors."""
+    from games.anasazi.reach import touched_sectors_batch
+
+    rng = np.random.default_rng(seed)
+    for state in (random_state, bent_state):
+        table, n = state.table, 150
+        x, y, h = rng.uniform(-120, 120, n), rng.uniform(-120, 120, n), rng.uniform(0, 360, n)
+        polys = lg.table_geometry(table).sectors[0]
+        rects = lg.marker_polygons(x, y, h, SIZES)
+        nearest = shapely.distance(rects[:, None], polys[None, :]).argmin(axis=1)
+        ends = shapely.get_coordinates(shapely.shortest_line(rects, polys[nearest])).reshape(-1, 2, 2)
+        move = ends[:, 1] - ends[:, 0]
+        unit = move / np.maximum(np.hypot(*move.T), 1e-300)[:, None]
+        past = rng.choice([-1e-3, -1e-6, -1e-9, 0.0, 1e-9, 1e-6, 1e-3], n)
+        x = np.concatenate([x, x + move[:, 0] + past * unit[:, 0]])
+        y = np.concatenate([y, y + move[:, 1] + past * unit[:, 1]])
+        h = np.concatenate([h, h])
+        fast = touched_sectors_batch(table, x, y, h)
+        assert np.array_equal(fast, lg.touched_sectors_batch(table, x, y, h))
+        assert fast[:n].any() and fast[n:].any()

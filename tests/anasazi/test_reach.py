@@ -693,3 +693,18 @@ def test_separating_axes_touch_what_the_rules_touch(random_state, bent_state, se
         fast = touched_sectors_batch(table, x, y, h)
         assert np.array_equal(fast, lg.touched_sectors_batch(table, x, y, h))
         assert fast[:n].any() and fast[n:].any()
+
+
+def test_a_sector_that_is_not_convex_is_reached_through_shapely(bent_state):
+    """Distances to an L-shaped sector come from shapely (no `Convex`): one marker reaches
+    it from E1 (the hollow of the L faces away), the chain's witness replays and touches."""
+    from games.anasazi.reach import sector_target
+
+    target = sector_target(bent_state.table, "P0")
+    assert target.convex is None
+    assert target.gap_to(0.0, 0.0) == pytest.approx(30.0)
+    assert target.gap(np.array([35.0, 50.0]), np.array([5.0, 10.0])).tolist() == [0.0, 10.0]
+    r = reach(bent_state, "E1", "P0", 2)
+    assert r.reachable
+    replay(bent_state, r)
+    assert "P0" in touched(bent_state, r.witness)

@@ -235,14 +235,16 @@ class Table:
     expedition_camps: tuple[ExpeditionCamp, ...]
     sizes: Sizes = field(default_factory=Sizes)
     _index: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _sectors: tuple[Sector, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("mesas", "pueblos", "expedition_camps"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "_sectors", tuple(s for p in self.pueblos for s in p.sectors))
         index: dict[str, Any] = {}
         for kind, items in (("mesa", self.mesas), ("pueblo", self.pueblos),
                             ("expedition camp", self.expedition_camps),
-                            ("sector", [s for p in self.pueblos for s in p.sectors])):
+                            ("sector", self._sectors)):
             for item in items:
                 key = (kind, item.id)
                 if key in index:
@@ -278,7 +280,7 @@ class Table:
     @property
     def sectors(self) -> tuple[Sector, ...]:
         """Every sector, pueblo by pueblo."""
-        return tuple(s for p in self.pueblos for s in p.sectors)
+        return self._sectors
 
     def pueblo_of(self, sector_id: str) -> Pueblo:
         """The pueblo a sector belongs to."""

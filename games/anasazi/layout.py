@@ -166,21 +166,18 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
     space.iterations = 20
     space.collision_bias = (1 - OVERLAP_FIXED_PER_STEP) ** 60  # overlap left after a second
     clearance = sizes.valley_gap / 2 + options.slop
-    bodies = []
-    for i, (outline, centre) in enumerate(zip(outlines, centres)):
-        if i == 0:
-            body = pymunk.Body(body_type=pymunk.Body.STATIC)
-        else:
-            body = pymunk.Body(mass=1.0, moment=math.inf)
-        body.position = (float(centre[0]), float(centre[1]))
-        shape = pymunk.Poly(body, outline.tolist(), radius=clearance)
-        space.add(body, shape)
-        bodies.append(body)
-    for square in camps:
-        space.add(pymunk.Poly(space.static_body, square.tolist(), radius=clearance))
+    bodies = [pymunk.Body(body_type=pymunk.Body.STATIC)] \
+        + [pymunk.Body(mass=1.0, moment=math.inf) for _ in outlines[1:]]
+    for body, centre in zip(bodies, centres.tolist()):
+        body.position = centre
     edge = sizes.play_area_radius
     overlap = _Overlap(outlines, camps, clearance, edge)
-    space.add(*_walls(space, overlap.radii, centres, edge, clearance))
+    space.add(*bodies,
+              *(pymunk.Poly(body, outline.tolist(), radius=clearance)
+                for body, outline in zip(bodies, outlines)),
+              *(pymunk.Poly(space.static_body, square.tolist(), radius=clearance)
+                for square in camps),
+              *_walls(space, overlap.radii, centres, edge, clearance))
 
     dt, start = 1.0 / 60.0, np.asarray(centres, float)
     for step in range(1, options.max_steps + 1):
@@ -270,16 +267,22 @@ def pueblo_counts(rng: np.random.Generator, options: LayoutOptions) -> list[int]
     # Extra pueblos go to ring mesas one at a time, never past max_ring_pueblos.
     for _ in range(extra):
         room = [i for i in range(1, n) if counts[i] < options.max_ring_pueblos]
-        counts[int(rng.choice(room))] += 1
+        counts[room[int(rng.integers(len(room)))]] += 1  # the number rng.choice(room) draws
     return counts
 
 
 def pueblo_outline(length: float, width: float) -> np.ndarray:
     """A pueblo's outline in its own frame (long axis along x), counter-clockwise: an octagon,
     a block with cut corners."""
+    return pueblo_outlines(np.array([length]), np.array([width]))[0]
+
+
+def pueblo_outlines(length: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """`pueblo_outline` of many pueblos at once: (n, 8, 2)."""
     hl, hw, cut = length / 2, width / 2, 0.22 * width
-    return np.array([(-hl + cut, -hw), (hl - cut, -hw), (hl, -hw + cut), (hl, hw - cut),
-                     (hl - cut, hw), (-hl + cut, hw), (-hl, hw - cut), (-hl, -hw + cut)])
+    x = np.stack([-hl + cut, hl - cut, hl, hl, hl - cut, -hl + cut, -hl, -hl], axis=-1)
+    y = np.stack([-hw, -hw, -hw + cut, hw - cut, hw, hw, hw - cut, -hw + cut], axis=-1)
+    return np.stack([x, y], axis=-1)
 
 
 def pueblo_shape(length: float, width: float, divided: bool, small_share: float
@@ -292,12 +295,36 @@ def pueblo_shape(length: float, width: float, divided: bool, small_share: float
     hl, hw, cut = length / 2, width / 2, 0.22 * width
     split = -hl + small_share * length
     if -hl + cut <= split <= hl - cut:  # the cut runs between the straight long sides
-        return [np.array([octagon[0], (split, -hw), (split, hw), *octagon[5:]]),
-                np.array([(split, -hw), *octagon[1:5], (split, hw)])]
+        return list(_cut_straight(octagon[None], np.array([split]), np.array([hw]))[:, 0])
     whole = shapely.Polygon(octagon)
     parts = [shapely.clip_by_rect(whole, -hl, -hw, split, hw),
              shapely.clip_by_rect(whole, split, -hw, hl, hw)]
     return [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
+
+
+def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np.ndarray:
+    """Octagons (n, 8, 2) cut across at x = `split` between their straight long sides (half
+    width `hw`): (2, n, 6, 2), the small sector, then the large one."""
+    low, high = np.stack([split, -hw], axis=-1), np.stack([split, hw], axis=-1)
+    small = np.stack([octagons[:, 0], low, high, octagons[:, 5], octagons[:, 6], octagons[:, 7]], 1)
+    large = np.stack([low, *octagons[:, 1:5].transpose(1, 0, 2), high], 1)
+    return np.stack([small, large])
+
+
+def pueblo_shapes(length: np.ndarray, width: np.ndarray, divided: np.ndarray,
+                  small_share: float) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    """`pueblo_shape` of many pueblos at once: their outlines (n, 8, 2) and sectors."""
+    octagons = pueblo_outlines(length, width)
+    sectors: list[list[np.ndarray]] = [[octagon] for octagon in octagons]
+    hl, hw, cut = length / 2, width / 2, 0.22 * width
+    split = -hl + small_share * length
+    straight = divided & (-hl + cut <= split) & (split <= hl - cut)
+    at = np.flatnonzero(straight)
+    for k, small, large in zip(at.tolist(), *_cut_straight(octagons[at], split[at], hw[at])):
+        sectors[k] = [small, large]
+    for k in np.flatnonzero(divided & ~straight).tolist():
+        sectors[k] = pueblo_shape(float(length[k]), float(width[k]), True, small_share)
+    return octagons, sectors
 
 
 def posed(corners: np.ndarray, x: np.ndarray, y: np.ndarray, heading: np.ndarray) -> np.ndarray:
@@ -367,7 +394,7 @@ def _shrunk(rooms: np.ndarray, radius: np.ndarray, by: np.ndarray) -> np.ndarray
     return shapely.polygons(shapely.linearrings(shrunk, indices=index))
 
 
-def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[list[np.ndarray]],
+def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: Sequence[np.ndarray],
                   options: LayoutOptions) -> list[list[tuple[float, float, float]]] | None:
     """Poses (x, y, heading in radians) for the pueblos of every mesa (`outlines[m]`: their
     outlines in their own frames), each wholly on its mesa, `pueblo_margin` from the cliff and
@@ -380,7 +407,7 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[li
     all mesas), until one finds none. A pueblo is convex: its outline stands for its sectors.
     """
     n = len(mesas)
-    half_widths = np.array([max(np.abs(o[:, 1]).max() for o in on) for on in outlines])
+    half_widths = np.array([np.abs(np.asarray(on)[..., 1]).max() for on in outlines])
     rooms = _Rooms(mesas, half_widths, options)
     counts = [len(on) for on in outlines]
     poses: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
@@ -396,14 +423,16 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: list[li
         pose = np.stack([x, y, h], axis=-1)
         wholes = shapely.polygons(posed(shape[:, None], x, y, h))  # (rows, poses)
         ok = shapely.contains(rooms.room[mesa][:, None], wholes)
-        going = {m: [r for r, (mm, _) in enumerate(rows) if mm == m] for m in set(mesa.tolist())}
+        going: dict[int, list[int]] = {}
+        for r, (m, _) in enumerate(rows):
+            going.setdefault(m, []).append(r)
         while going:
             step = {m: mine.pop(0) for m, mine in going.items()}
             _drop_near_laid(ok, wholes, step, laid, options.pueblo_spacing)
             for m, row in step.items():
                 hit = np.flatnonzero(ok[row])
                 if len(hit):
-                    poses[m].append(tuple(float(v) for v in pose[row, hit[0]]))
+                    poses[m].append(tuple(pose[row, hit[0]].tolist()))
                     laid[m].append(wholes[row, hit[0]])
                     stuck[m] = 0
                     continue
@@ -446,7 +475,7 @@ def _candidates(rng: np.random.Generator, rooms: _Rooms, mesa: np.ndarray,
         on = mesa[edge][:, None]
         t = rng.uniform(0, 1, (len(edge), k)) * rooms.length[on]
         # the cliff's direction over 6 mm: one vertex's jitter does not turn the pueblo
-        p, q, mid = (rooms.along_edge(on, t + d) for d in (-3.0, 3.0, 0.0))
+        p, q, mid = rooms.along_edge(on, t + np.array([-3.0, 3.0, 0.0])[:, None, None])
         heading = np.arctan2(q[..., 1] - p[..., 1], q[..., 0] - p[..., 0])
         radius = rooms.radius[mesa[edge]]
         bend = radius - np.sqrt(np.maximum(radius ** 2 - half[edge, 0] ** 2, 0.0))
@@ -469,21 +498,16 @@ def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: Layou
                  ) -> list[Pueblo] | None:
     """44 pueblos (16 of them divided, chosen at random) spread over the mesas."""
     counts = pueblo_counts(rng, options)
-    divided = set(rng.choice(PUEBLOS, DIVIDED_PUEBLOS, replace=False).tolist())
-    shapes: list[list[list[np.ndarray]]] = []
-    outlines: list[list[np.ndarray]] = []
-    number = 0
-    for count in counts:
-        shapes.append([])
-        outlines.append([])
-        for _ in range(count):
-            is_divided = number in divided
-            length, width = options.divided_pueblo if is_divided else options.single_pueblo
-            scale = 1 + rng.uniform(-options.pueblo_size_jitter, options.pueblo_size_jitter)
-            shapes[-1].append(pueblo_shape(length * scale, width * scale, is_divided,
-                                           options.small_share))
-            outlines[-1].append(pueblo_outline(length * scale, width * scale))
-            number += 1
+    divided = np.zeros(PUEBLOS, bool)
+    divided[rng.choice(PUEBLOS, DIVIDED_PUEBLOS, replace=False)] = True
+    jitter = options.pueblo_size_jitter
+    scale = 1 + rng.uniform(-jitter, jitter, PUEBLOS)  # the numbers of one draw a pueblo
+    size = np.where(divided[:, None], options.divided_pueblo, options.single_pueblo)
+    octagons, sectors = pueblo_shapes(size[:, 0] * scale, size[:, 1] * scale, divided,
+                                      options.small_share)
+    ends = np.cumsum(counts).tolist()
+    outlines = [octagons[end - count:end] for count, end in zip(counts, ends)]
+    shapes = [sectors[end - count:end] for count, end in zip(counts, ends)]
     poses = place_pueblos(rng, np.array([m.polygon for m in mesas]), outlines, options)
     if poses is None:
         return None
@@ -672,14 +696,24 @@ def _outside_play_areas(geoms: np.ndarray, radius: float) -> np.ndarray:
 
 
 def _pairs_closer(geoms: Sequence[shapely.Geometry], limit: float) -> list[tuple[int, int, float]]:
-    """Index pairs of geometries closer than `limit`, with their distance."""
-    tree = shapely.STRtree(geoms)
-    left, right = tree.query(geoms, predicate="dwithin", distance=limit)
+    """Index pairs (i < j, in order) of geometries closer than `limit`, with their distance."""
+    geoms = np.asarray(geoms, dtype=object)
+    left, right = _boxes_within(geoms, geoms, limit)
     keep = left < right
-    left, right = left[keep], right[keep]
-    dist = shapely.distance(np.asarray(geoms)[left], np.asarray(geoms)[right])
+    order = np.lexsort((right[keep], left[keep]))
+    left, right = left[keep][order], right[keep][order]
+    dist = shapely.distance(geoms[left], geoms[right])
     return [(int(i), int(j), float(d)) for i, j, d in zip(left, right, dist)
             if d < limit]
+
+
+def _boxes_within(a: np.ndarray, b: np.ndarray, limit: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j) of `a[i]` and `b[j]` whose bounding boxes are within `limit`: every
+    pair of geometries that is (shapely's `dwithin` query computes each pair's distance, a
+    hundred times slower than the boxes)."""
+    grow = np.array([-1.0, -1.0, 1.0, 1.0]) * (limit / 2)
+    boxes_a, boxes_b = (shapely.box(*(shapely.bounds(g) + grow).T) for g in (a, b))
+    return shapely.STRtree(boxes_b).query(boxes_a)
 
 
 def _check_mesas(table: Table) -> list[str]:
@@ -724,9 +758,11 @@ def _check_pueblos(table: Table) -> list[str]:
             problems.append(f"sector {s.id} is too small to hold its {piece}")
     # Overlaps, sector by sector: two sectors of one pueblo, or of two pueblos.
     pueblo = np.array([s.pueblo for s in sectors])
-    left, right = shapely.STRtree(polys).query(polys, predicate="intersects")
+    left, right = shapely.STRtree(polys).query(polys)  # the pairs whose boxes meet
     keep = left < right
     left, right = left[keep], right[keep]
+    inside = shapely.relate_pattern(polys[left], polys[right], "T********")  # interiors meet
+    left, right = left[inside], right[inside]
     area = shapely.area(shapely.intersection(polys[left], polys[right]))
     pairs: dict[tuple[str, str], float] = {}
     for i, j, a in zip(left, right, area):
@@ -792,9 +828,10 @@ def _camp_gaps(tiles: np.ndarray, mesas: np.ndarray, limit: float) -> np.ndarray
     gaps = np.full((len(tiles), max(len(mesas), 1)), math.inf)
     if not len(mesas):
         return gaps
-    camp, mesa = shapely.STRtree(mesas).query(tiles, predicate="dwithin", distance=limit)
-    gaps[camp, mesa] = shapely.distance(tiles[camp], mesas[mesa])
-    far = np.flatnonzero(~np.isin(np.arange(len(tiles)), camp))
+    camp, mesa = _boxes_within(tiles, mesas, limit)
+    dist = shapely.distance(tiles[camp], mesas[mesa])
+    gaps[camp, mesa] = np.where(dist <= limit, dist, math.inf)
+    far = np.flatnonzero(np.isinf(gaps).all(axis=1))
     gaps[far] = shapely.distance(tiles[far, None], mesas[None])
     return gaps
 

@@ -297,6 +297,48 @@ def test_sector_with_room_away_from_its_centroid_is_not_too_small(setups):
     assert f"sector {sid} is too small to hold its treasure" in problems
 
 
+def test_overlapping_pueblos_and_sectors_are_named(setups):
+    """anasazi/3.0/pueblos: pueblos do not overlap, nor do the two sectors of a divided one
+    (they only touch along their cut, which is no overlap)."""
+    data = _data(setups)
+    on_centre = [p for p in data["pueblos"] if p["mesa"] == "M0"]
+    a, b = on_centre[0], on_centre[1]
+    b["sectors"] = [dict(sector, id=f"{b['id']}{sector['id'][len(a['id']):]}",
+                         polygon=copy.deepcopy(sector["polygon"])) for sector in a["sectors"]]
+    for sector in b["sectors"]:
+        _shift(sector["polygon"], 3.0, 0.0)
+    assert f"pueblos {a['id']} and {b['id']} overlap" in check_table(Setup.from_json(data).table)
+    data = _data(setups)
+    divided = next(p for p in data["pueblos"] if len(p["sectors"]) == 2)
+    assert not any("overlap" in p for p in check_table(Setup.from_json(data).table))
+    _shift(divided["sectors"][0]["polygon"], 2.0, 2.0)
+    assert f"the sectors of pueblo {divided['id']} overlap" in check_table(
+        Setup.from_json(data).table)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(-200, 200), st.floats(-200, 200), st.floats(1, 60),
+                          st.floats(1, 60), st.floats(0, 3.2)), min_size=2, max_size=12),
+       st.floats(0, 80))
+def test_pairs_and_gaps_found_through_boxes_are_every_near_pair(rects, limit):
+    """The setup checks find near pieces through their bounding boxes: the same pairs and
+    distances as measuring every pair."""
+    from games.anasazi.layout import _camp_gaps, _pairs_closer
+
+    geoms = np.array([shapely.affinity.rotate(shapely.box(x, y, x + w, y + h), turn,
+                                              use_radians=True) for x, y, w, h, turn in rects])
+    every = [(i, j, float(shapely.distance(geoms[i], geoms[j])))
+             for i, j in itertools.combinations(range(len(geoms)), 2)]
+    assert _pairs_closer(list(geoms), limit) == [(i, j, d) for i, j, d in every if d < limit]
+    tiles, mesas = geoms[:2], geoms[2:]
+    exact = shapely.distance(tiles[:, None], mesas[None]).reshape(len(tiles), -1)
+    gaps = _camp_gaps(tiles, mesas, limit)
+    for k in range(len(tiles)):
+        near = exact[k] <= limit
+        want = exact[k] if not near.any() or not len(mesas) else np.where(near, exact[k], np.inf)
+        assert np.array_equal(gaps[k][:len(mesas)], want) if len(mesas) else np.isinf(gaps[k]).all()
+
+
 def test_camp_outside_the_play_area_or_far_from_mesas_is_named(setups):
     data = _data(setups)
     _push_out(data["expedition_camps"][2], 60.0)

@@ -940,10 +940,12 @@ def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int
                 return
 
 
-def _nearest(target: Target, point: tuple[float, float]) -> tuple[float, float]:
-    """The target's point nearest to `point`."""
-    near = shapely.shortest_line(target.polygon, shapely.Point(point)).coords[0]
-    return float(near[0]), float(near[1])
+def _nearest(target: Target, points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The target's point nearest to each of `points` (one shapely call for them all)."""
+    if not points:
+        return []
+    lines = shapely.shortest_line(target.polygon, shapely.points(np.asarray(points, float)))
+    return [tuple(xy) for xy in shapely.get_coordinates(lines)[::2].tolist()]
 
 
 def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.Generator,
@@ -965,9 +967,9 @@ def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.
             d = gap(ex, ey, bound)
             return np.where(d <= bound, d, np.inf)
 
-        children = [(child, chain + [child.pose]) for placer, chain in frontier
-                    for child in _expand(placer, rng, EXPAND_WIDTH, rank,
-                                         _nearest(target, placer.end))]
+        goals = _nearest(target, [placer.end for placer, _ in frontier])
+        children = [(child, chain + [child.pose]) for (placer, chain), goal in zip(frontier, goals)
+                    for child in _expand(placer, rng, EXPAND_WIDTH, rank, goal)]
         if children:
             ends = np.array([child.end for child, _ in children])
             order = np.argsort(gap(ends[:, 0], ends[:, 1]), kind="stable")

@@ -99,14 +99,11 @@ class Step:
         return (self.end[0] - a * cos + c * sin, self.end[1] - a * sin - c * cos,
                 np.asarray(theta, float))
 
-    def explorers(self, x: Array, y: Array, heading: Array) -> tuple[Array, Array]:
-        """Centres of the explorers of markers at (x, y, heading): the next ends."""
-        return lg.explorer_centres(x, y, heading, self.sizes)
-
     def strides(self, theta: Array, a: Array, c: Array) -> tuple[Array, Array, Array, Array,
                                                                  Array]:
-        """`poses` of placements `(theta, a, c)` and their `explorers` (x, y, heading, explorer
-        x, explorer y), the same numbers from one cos and sin of each heading."""
+        """`poses` of placements `(theta, a, c)` and the centres of their explorers (the next
+        ends): x, y, heading, explorer x, explorer y (`legality.explorer_centres`' numbers,
+        from one cos and sin of each heading)."""
         rad = np.radians(theta)
         cos, sin = np.cos(rad), np.sin(rad)
         x, y = self.end[0] - a * cos + c * sin, self.end[1] - a * sin - c * cos
@@ -217,6 +214,7 @@ class Convex:
             return np.array([self.point_distance(px, py) for px, py in zip(x.tolist(),
                                                                              y.tolist())])
         out = np.full(len(x), math.inf)
+        near: slice | NDArray[np.intp]
         if limit == math.inf:
             near = slice(None)
         else:
@@ -819,7 +817,8 @@ def _near_towers(table: Table, pose: Pose, towers: dict[str, str]) -> bool:
 def _sector_circles(table: Table) -> dict[str, tuple[complex, float]]:
     geo = lg.table_geometry(table)
     circles = geo.sectors[1]
-    return dict(zip(geo.sector_ids, zip(circles.centre.tolist(), circles.radius.tolist())))
+    return dict(zip(geo.sector_ids, zip(circles.centre.tolist(),
+                                        np.asarray(circles.radius).tolist())))
 
 
 _SECTOR_CIRCLES = lg.Recent(16)
@@ -886,7 +885,7 @@ def _best_of_cells(placer: Placer, useful: NDArray[np.intp], score: Array, x: Ar
     n = len(useful)
     if not n:
         return useful
-    # The cells of `_cells`, numbered from 0 on a grid spanning these ends.
+    # The grid cells of side `CELL`, numbered from 0 on a grid spanning these ends.
     fx, fy = np.floor(ex[useful] / CELL), np.floor(ey[useful] / CELL)
     low = fy.min()
     keys = ((fx - fx.min()) * (fy.max() - low + 1.0) + (fy - low)).astype(np.intp)
@@ -918,11 +917,6 @@ def _least_per_cell(keys: NDArray[np.intp], score: Array, among: NDArray[np.intp
     first = np.full(cells, len(keys))
     np.minimum.at(first, keys[hit], hit)
     return first[first < len(keys)]
-
-
-def _cells(x: Array, y: Array) -> NDArray[np.int64]:
-    """One integer per grid cell of side `CELL` holding the points (x, y)."""
-    return (np.floor(x / CELL).astype(np.int64) << 32) + np.floor(y / CELL).astype(np.int64)
 
 
 def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int
@@ -1229,8 +1223,9 @@ class _SectorAxes:
                 corners[k] = np.pad(c.corners, (0, size - len(edges)), mode="edge")
                 normals[k] = np.pad(-1j * edges / np.abs(edges), (0, size - len(edges)),
                                     mode="edge")
+        circles = lg.table_geometry(table).sectors[1]
         return cls(np.array([c is not None for c in shapes]), corners, normals,
-                   (normals * np.conj(corners)).real, *lg.table_geometry(table).sectors[1])
+                   (normals * np.conj(corners)).real, circles.centre, np.asarray(circles.radius))
 
 
 _SECTOR_AXES = lg.Recent(16)

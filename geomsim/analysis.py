@@ -225,6 +225,7 @@ class Pool:
     check: Callable[[], None] = _nothing
     lost: Callable[[BaseException], str | None] = _no_reason
     task_seconds: float = TASK_SECONDS  # the play an automatic chunk packs into a task
+    threads: int = 1  # tasks that run at once
 
 
 CHECK_SECONDS = 1.0
@@ -253,7 +254,7 @@ def local_pool(workers: int, mp_context: Any = None) -> Pool:
                 if isinstance(e, BrokenProcessPool) else None)
 
     return Pool(executor, LOCAL_TASKS_PER_WORKER * workers, lambda: executor.shutdown(wait=True),
-                abandon, lost=lost)
+                abandon, lost=lost, threads=workers)
 
 
 def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
@@ -326,7 +327,7 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
         return f"the Dask cluster at {address} lost a task ({type(e).__name__}: {e})"
 
     return Pool(executor, DASK_TASKS_PER_THREAD * threads, close, abandon, check, lost,
-                DASK_TASK_SECONDS)
+                DASK_TASK_SECONDS, threads)
 
 
 def _quiet_dask() -> None:
@@ -527,7 +528,7 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     pending: set[Future[Any]] = set()
     try:
         with _sigterm_as_interrupt():
-            chunker = _Chunker(todo, pool.capacity, chunk, pool.task_seconds)
+            chunker = _Chunker(todo, LOCAL_TASKS_PER_WORKER * pool.threads, chunk, pool.task_seconds)
             _play(batch, pool, chunker, pending, f, rows, bar)
         _append(f, [], sync=True)
     except KeyboardInterrupt:
@@ -552,7 +553,8 @@ SYNC_SECONDS = 1.0  # a power loss costs at most the rows of about this long (re
 
 def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]], f: Any,
           rows: list[dict[str, Any]], bar: Any) -> None:
-    """Keep `pool.capacity` tasks in flight; append each finished task's rows to `f`."""
+    """Keep `pool.capacity` tasks in flight (one a thread until a game is timed: the first
+    tasks are single games); append each finished task's rows to `f`."""
     work = iter(chunker)
     synced = time.monotonic()
     while True:
@@ -560,7 +562,7 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
             tasks = [(s, batch.lineup(s)) for s in seeds]
             pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
                                              batch.start, batch.max_steps, batch.compiled))
-            if len(pending) >= pool.capacity:
+            if len(pending) >= (pool.capacity if chunker.size or chunker.played else pool.threads):
                 break
         if not pending:
             break

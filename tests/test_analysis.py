@@ -19,6 +19,8 @@ from geomsim import cli
 from geomsim.analysis import (
     TASK_SECONDS,
     Batch,
+    InlineExecutor,
+    Pool,
     Stopped,
     _Chunker,
     dask_pool,
@@ -229,6 +231,24 @@ def test_automatic_chunks_grow_to_a_tenth_of_a_second_of_play() -> None:
     sizes = [len(t) for t in tasks]
     assert sum(sizes) == 1000 - 1 - 100 - 1 and max(sizes) <= (1000 - 102) // 4
     assert [len(t) for t in _Chunker(list(range(10)), 2, size=4)] == [4, 4, 2]
+
+
+def test_a_deep_queue_fills_once_the_first_games_are_timed(tmp_path: Path) -> None:
+    """Until a game is timed a pool gets one single-game task a thread, not a queue of them
+    (each task costs Dask milliseconds of scheduling); then tasks are sized, and the last ones
+    are spread over two a thread, not over the whole queue."""
+    sizes: list[int] = []
+
+    class Recording(InlineExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            sizes.append(len(args[2]))
+            return super().submit(fn, *args, **kwargs)
+
+    pool = Pool(Recording(), capacity=16, threads=2)
+    run_batch(_batch(games=400, bots=("random", "random")), tmp_path, pool, progress=False)
+    assert sizes[:2] == [1, 1] and sizes[2] > 1
+    assert sizes[-1] >= 1 and sum(sizes) == 400
+    assert max(sizes[2:]) <= (400 - 2) // 4  # the tail spread over 2 tasks a thread
 
 
 # -- interruption and resume -----------------------------------------------------------------------

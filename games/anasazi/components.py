@@ -400,6 +400,9 @@ class Setup:
             raise ValueError("setup must be a JSON object")
         if data.get("game", "anasazi") != "anasazi":
             raise ValueError(f"setup game must be 'anasazi', not {data.get('game')!r}")
+        unknown = sorted(map(str, set(data) - SETUP_FIELDS))
+        if unknown:  # as the other games' setups: a misspelt field is not silently dropped
+            raise ValueError(f"setup: unknown field(s) {', '.join(unknown)}")
         return cls(
             table=Table.from_json(data),
             players=_field(data, "players", "setup", int),
@@ -409,6 +412,10 @@ class Setup:
             first_player=_field(data, "first_player", "setup", int),
             seed=data.get("seed"),
         )
+
+
+SETUP_FIELDS = frozenset({"game", "players", "seed", "first_player", "objectives", "towers",
+                          "treasures", "mesas", "pueblos", "expedition_camps", "sizes"})
 
 
 def _check_deal(name: str, deal: Mapping[str, str], places: set[str],

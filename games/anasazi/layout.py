@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -198,13 +199,21 @@ def _walls(space: pymunk.Space, radii: np.ndarray, centres: np.ndarray, edge: fl
     `radii` from its centre) may come near (a mesa that travels farther than `WALL_REACH`
     fails the attempt): most tables keep far from the edge, and each segment costs pymunk
     about 10 µs to make."""
+    wall, mid = _wall(edge)
+    near = (np.hypot(*(mid[:, None] - centres[None]).transpose(2, 0, 1))
+            < radii + clearance + WALL_REACH).any(axis=1)
+    return [pymunk.Segment(space.static_body, wall[k], wall[k + 1], 0.0)
+            for k in np.flatnonzero(near).tolist()]
+
+
+@cache
+def _wall(edge: float) -> tuple[list[tuple[float, float]], np.ndarray]:
+    """The 97 points of the play area's edge (the first again last) and the segments' middles."""
     t = np.linspace(0, 2 * np.pi, 97)
     wall = np.column_stack([edge * np.cos(t), edge * np.sin(t)])
     mid = (wall[:-1] + wall[1:]) / 2
-    near = (np.hypot(*(mid[:, None] - centres[None]).transpose(2, 0, 1))
-            < radii + clearance + WALL_REACH).any(axis=1)
-    return [pymunk.Segment(space.static_body, tuple(wall[k]), tuple(wall[k + 1]), 0.0)
-            for k in np.flatnonzero(near)]
+    mid.flags.writeable = False
+    return [tuple(p) for p in wall.tolist()], mid
 
 
 WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 28 in 100 tables)
@@ -212,6 +221,15 @@ WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 28 in 1
 CALM_FROM, CALM_EVERY = 8, 4  # relaxation steps before the first measure of the overlap
 # left, and between two (tables settle after 8 to 16 steps)
 OVERLAP_FIXED_PER_STEP = 0.4  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles
+
+
+@cache
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair i < j of n items, as two index arrays (made once per n, read-only)."""
+    pairs = np.triu_indices(n, k=1)
+    for a in pairs:
+        a.flags.writeable = False
+    return pairs
 
 
 class _Overlap:
@@ -231,7 +249,7 @@ class _Overlap:
         self.camp_centres = camps.mean(axis=1)
         self.camp_radius = float(np.hypot(*(camps[0] - self.camp_centres[0]).T).max())
         self.clearance, self.edge = clearance, edge
-        self.i, self.j = np.triu_indices(len(outlines), k=1)
+        self.i, self.j = _pairs(len(outlines))
 
     def calm(self, centres: np.ndarray, depth: float) -> bool:
         """True when no inflated outline placed at `centres` overlaps another, a camp or the
@@ -289,17 +307,28 @@ def pueblo_shape(length: float, width: float, divided: bool, small_share: float
                  ) -> list[np.ndarray]:
     """Sector outlines in the pueblo's own frame, counter-clockwise: its outline whole, or cut
     across into a small and a large sector."""
-    octagon = pueblo_outline(length, width)
-    if not divided:
-        return [octagon]
+    return pueblo_shapes(np.array([length]), np.array([width]), np.array([divided]),
+                         small_share)[1][0]
+
+
+def pueblo_shapes(length: np.ndarray, width: np.ndarray, divided: np.ndarray,
+                  small_share: float) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    """`pueblo_outline` and `pueblo_shape` of many pueblos at once: their outlines (n, 8, 2)
+    and the sectors of each."""
+    octagons = pueblo_outlines(length, width)
+    sectors: list[list[np.ndarray]] = [[octagon] for octagon in octagons]
     hl, hw, cut = length / 2, width / 2, 0.22 * width
     split = -hl + small_share * length
-    if -hl + cut <= split <= hl - cut:  # the cut runs between the straight long sides
-        return list(_cut_straight(octagon[None], np.array([split]), np.array([hw]))[:, 0])
-    whole = shapely.Polygon(octagon)
-    parts = [shapely.clip_by_rect(whole, -hl, -hw, split, hw),
-             shapely.clip_by_rect(whole, split, -hw, hl, hw)]
-    return [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
+    straight = divided & (-hl + cut <= split) & (split <= hl - cut)  # the cut runs between
+    at = np.flatnonzero(straight)  # the straight long sides
+    for k, small, large in zip(at.tolist(), *_cut_straight(octagons[at], split[at], hw[at])):
+        sectors[k] = [small, large]
+    for k in np.flatnonzero(divided & ~straight).tolist():
+        whole = shapely.Polygon(octagons[k])
+        parts = [shapely.clip_by_rect(whole, -hl[k], -hw[k], split[k], hw[k]),
+                 shapely.clip_by_rect(whole, split[k], -hw[k], hl[k], hw[k])]
+        sectors[k] = [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
+    return octagons, sectors
 
 
 def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np.ndarray:
@@ -309,22 +338,6 @@ def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np
     small = np.stack([octagons[:, 0], low, high, octagons[:, 5], octagons[:, 6], octagons[:, 7]], 1)
     large = np.stack([low, *octagons[:, 1:5].transpose(1, 0, 2), high], 1)
     return np.stack([small, large])
-
-
-def pueblo_shapes(length: np.ndarray, width: np.ndarray, divided: np.ndarray,
-                  small_share: float) -> tuple[np.ndarray, list[list[np.ndarray]]]:
-    """`pueblo_shape` of many pueblos at once: their outlines (n, 8, 2) and sectors."""
-    octagons = pueblo_outlines(length, width)
-    sectors: list[list[np.ndarray]] = [[octagon] for octagon in octagons]
-    hl, hw, cut = length / 2, width / 2, 0.22 * width
-    split = -hl + small_share * length
-    straight = divided & (-hl + cut <= split) & (split <= hl - cut)
-    at = np.flatnonzero(straight)
-    for k, small, large in zip(at.tolist(), *_cut_straight(octagons[at], split[at], hw[at])):
-        sectors[k] = [small, large]
-    for k in np.flatnonzero(divided & ~straight).tolist():
-        sectors[k] = pueblo_shape(float(length[k]), float(width[k]), True, small_share)
-    return octagons, sectors
 
 
 def posed(corners: np.ndarray, x: np.ndarray, y: np.ndarray, heading: np.ndarray) -> np.ndarray:

@@ -316,6 +316,31 @@ def test_overlapping_pueblos_and_sectors_are_named(setups):
         Setup.from_json(data).table)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.floats(10, 60), st.floats(0.2, 1.0), st.floats(0.05, 0.95), st.booleans())
+def test_a_divided_pueblo_is_cut_into_two_sectors_that_tile_it(length, aspect, share, divided):
+    """anasazi/3.0/pueblos: a divided pueblo's small and large sectors cover its outline
+    exactly, meeting along the cut (straight across, or clipped where the cut falls in a cut
+    corner); a single pueblo is its outline; many at once are each the same."""
+    from games.anasazi.layout import pueblo_outline, pueblo_shape, pueblo_shapes
+
+    width = length * aspect
+    whole = shapely.Polygon(pueblo_outline(length, width))
+    sectors = [shapely.Polygon(part) for part in pueblo_shape(length, width, divided, share)]
+    assert len(sectors) == (2 if divided else 1)
+    assert all(p.is_valid and p.exterior.is_ccw for p in sectors)
+    assert math.isclose(sum(p.area for p in sectors), whole.area, rel_tol=1e-9)
+    assert shapely.union_all(sectors).symmetric_difference(whole).area < 1e-9 * whole.area
+    if divided:
+        small, large = sectors
+        assert small.intersection(large).area < 1e-9 * whole.area
+        assert math.isclose(small.bounds[2] - small.bounds[0], share * length, rel_tol=1e-9)
+    sizes = [(length, width, divided), (width, width / 2, not divided)]
+    many = pueblo_shapes(*map(np.array, zip(*sizes)), share)[1]
+    for made, (long, wide, cut) in zip(many, sizes):
+        assert [p.tolist() for p in made] == [p.tolist() for p in pueblo_shape(long, wide, cut, share)]
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.floats(-200, 200), st.floats(-200, 200), st.floats(1, 60),
                           st.floats(1, 60), st.floats(0, 3.2)), min_size=2, max_size=12),
@@ -379,6 +404,7 @@ def test_wrong_counts_are_named(setups):
 
 
 @pytest.mark.parametrize("field, value, message", [
+    ("colour", "red", r"setup: unknown field\(s\) colour"),
     ("players", 5, "players must be 2 to 4"),
     ("players", None, "field 'players' must be int"),
     ("first_player", 3, "first_player must be 0 to 1"),

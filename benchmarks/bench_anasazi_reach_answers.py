@@ -11,7 +11,8 @@ actions as text, then make `reach_map(state, --markers)` (seed 0). The old code 
 verdicts agree, how many turned from unreachable to reachable or back (must be none: a flip
 means one of the two is wrong, as "reachable" comes with an exactly checked chain and
 "unreachable" with a proof), how many moved between reachable and undecided (a search
-finding or missing a chain), and the CPU time of the maps. Exits 1 on a flip.
+finding or missing a chain), how many cells give the very same chain (markers and actions,
+to the last digit), and the CPU time of the maps. Exits 1 on a flip.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ for setup, actions in positions:
     rmap = reach_map(state, markers)
     spent = time.process_time() - start
     out.append({"cpu": spent, "cells": {e: {s: r.status for s, r in row.items()}
-                                        for e, row in rmap.results.items()}})
+                                        for e, row in rmap.results.items()},
+                "chains": {e: {s: [r.markers, r.actions] for s, r in row.items()}
+                           for e, row in rmap.results.items()}})
 json.dump({"code": __import__("games").__file__, "maps": out}, open(sys.argv[3], "w"))
 """
 
@@ -95,12 +98,15 @@ def archive(rev: str, into: Path) -> Path:
 
 
 def compare(old: list[dict], new: list[dict]) -> Counter[str]:
-    """Counts of cell comparisons: same, flip (unreachable <-> reachable), other changes."""
+    """Counts of cell comparisons: same, flip (unreachable <-> reachable), other changes; and
+    of the cells whose chains (markers and actions) are the very same."""
     counts: Counter[str] = Counter()
     for a, b in zip(old, new):
         for e, row in a["cells"].items():
             for s, was in row.items():
                 now = b["cells"][e][s]
+                if "chains" in a and a["chains"][e][s] == b["chains"][e][s]:
+                    counts["same chain (markers, actions)"] += 1
                 if was == now:
                     counts["same"] += 1
                 elif {was, now} == {"reachable", "unreachable"}:
@@ -129,7 +135,7 @@ def main() -> None:
         old = run_maps(archive(args.rev, tmp_path), data, args.markers, tmp_path / "old.json")
         new = run_maps(ROOT, data, args.markers, tmp_path / "new.json")
     counts = compare(old, new)
-    cells = sum(counts.values())
+    cells = sum(n for what, n in counts.items() if not what.startswith("same chain"))
     cpu_old = [m["cpu"] * 1000 for m in old]
     cpu_new = [m["cpu"] * 1000 for m in new]
     print(f"{args.tables} tables, reach maps up to {args.markers} markers, {cells} cells "

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -99,9 +99,16 @@ class Step:
         return (self.end[0] - a * cos + c * sin, self.end[1] - a * sin - c * cos,
                 np.asarray(theta, float))
 
-    def explorers(self, x: Array, y: Array, heading: Array) -> tuple[Array, Array]:
-        """Centres of the explorers of markers at (x, y, heading): the next ends."""
-        return lg.explorer_centres(x, y, heading, self.sizes)
+    def strides(self, theta: Array, a: Array, c: Array) -> tuple[Array, Array, Array, Array,
+                                                                 Array]:
+        """`poses` of placements `(theta, a, c)` and the centres of their explorers (the next
+        ends): x, y, heading, explorer x, explorer y (`legality.explorer_centres`' numbers,
+        from one cos and sin of each heading)."""
+        rad = np.radians(theta)
+        cos, sin = np.cos(rad), np.sin(rad)
+        x, y = self.end[0] - a * cos + c * sin, self.end[1] - a * sin - c * cos
+        ahead = self.sizes.marker_length / 2.0 - self.sizes.explorer_offset
+        return x, y, np.asarray(theta, float), x + ahead * cos, y + ahead * sin
 
 
 def chain_reach(sizes: Sizes, first_radius: float, markers: int) -> float:
@@ -158,7 +165,16 @@ class Target:
         x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
         if self.convex is None:
             return shapely.distance(self.polygon, shapely.points(x, y))
-        return self.convex.distance(x + 1j * y, limit)
+        return self.convex.distance_xy(x, y, limit)
+
+    def gap_to(self, x: float, y: float) -> float:
+        """The distance (mm) from one point to the target (0 inside)."""
+        if self.convex is None:
+            return float(shapely.distance(self.polygon, shapely.Point(x, y)))
+        return self.convex.point_distance(x, y)
+
+
+SMALL = 24  # points: fewer are measured in plain Python (numpy's per-call cost dominates)
 
 
 class Convex:
@@ -172,6 +188,11 @@ class Convex:
         self.inverse_sq = 1.0 / (self.dx ** 2 + self.dy ** 2)
         self.centre = complex(corners.mean())
         self.radius = float(np.abs(corners - self.centre).max())
+        # The same numbers as columns (m, 1), for (m, n) arrays, and as Python floats.
+        self._columns = tuple(v[:, None] for v in (self.ax, self.ay, self.dx, self.dy,
+                                                   self.inverse_sq))
+        self._edges = list(zip(*(v.tolist() for v in (self.ax, self.ay, self.dx, self.dy,
+                                                       self.inverse_sq))))
 
     @classmethod
     def of(cls, poly: shapely.Geometry) -> Convex | None:
@@ -185,17 +206,51 @@ class Convex:
     def distance(self, z: NDArray[np.complex128], limit: float = math.inf) -> Array:
         """Distances from points z to the polygon: 0 inside, else to the nearest edge; inf
         where the circle around it says it is farther than `limit`."""
-        out = np.full(len(z), math.inf)
-        near = np.flatnonzero(np.abs(z - self.centre) - self.radius <= limit)
-        if len(near):
-            # In real arithmetic on (n, m) arrays: the nearest point of each edge, squared.
-            rx, ry = z.real[near, None] - self.ax, z.imag[near, None] - self.ay
-            t = np.clip((rx * self.dx + ry * self.dy) * self.inverse_sq, 0.0, 1.0)
-            qx, qy = rx - t * self.dx, ry - t * self.dy
-            dist = np.sqrt((qx * qx + qy * qy).min(axis=1))
-            inside = (self.dx * ry - self.dy * rx >= 0.0).all(axis=1)
-            out[near] = np.where(inside, 0.0, dist)
+        return self.distance_xy(z.real, z.imag, limit)
+
+    def distance_xy(self, x: Array, y: Array, limit: float = math.inf) -> Array:
+        """`distance` of points (x, y) given as two float arrays."""
+        if len(x) <= SMALL and limit == math.inf:  # (no limit: no circle to cut by)
+            return np.array([self.point_distance(px, py) for px, py in zip(x.tolist(),
+                                                                             y.tolist())])
+        out = np.full(len(x), math.inf)
+        near: slice | NDArray[np.intp]
+        if limit == math.inf:
+            near = slice(None)
+        else:
+            near = np.flatnonzero(np.abs(x + 1j * y - self.centre) - self.radius <= limit)
+            if not len(near):
+                return out
+        # On (m, n) arrays, edges along the short first axis (reductions along it are fast),
+        # in place: the same operations in the same order as `point_distance`.
+        ax, ay, dx, dy, inverse_sq = self._columns
+        rx, ry = x[near] - ax, y[near] - ay
+        inside = (dx * ry - dy * rx).min(axis=0) >= 0.0
+        t = rx * dx
+        t += ry * dy
+        t *= inverse_sq
+        np.clip(t, 0.0, 1.0, out=t)
+        rx -= t * dx  # rx, ry: the offsets from each edge's nearest point
+        ry -= t * dy
+        rx *= rx
+        ry *= ry
+        rx += ry
+        dist = np.sqrt(rx.min(axis=0))
+        dist[inside] = 0.0
+        out[near] = dist
         return out
+
+    def point_distance(self, x: float, y: float) -> float:
+        """`distance` of one point, in plain Python (the same numbers as the arrays give)."""
+        inside, best = True, math.inf
+        for ax, ay, dx, dy, inverse_sq in self._edges:
+            rx, ry = x - ax, y - ay
+            if dx * ry - dy * rx < 0.0:
+                inside = False
+            t = min(max((rx * dx + ry * dy) * inverse_sq, 0.0), 1.0)
+            qx, qy = rx - t * dx, ry - t * dy
+            best = min(best, qx * qx + qy * qy)
+        return 0.0 if inside else math.sqrt(best)
 
 
 def make_target(id: str, polygon: shapely.Geometry, spacing: float = 1.5) -> Target:
@@ -241,16 +296,18 @@ def touch_mask(target: Target, sizes: Sizes, x: Array, y: Array, h: Array) -> ND
 
 
 def _touching_samples(step: Step, target: Target, rng: np.random.Generator, n: int
-                      ) -> tuple[Array, Array, Array]:
+                      ) -> tuple[Array, Array, Array, NDArray[np.bool_]]:
     """Up to `n` placements `(theta, a, c)` that cover the end AND hold a point of the target
-    strictly inside the marker: both hold by construction."""
+    strictly inside the marker: both hold by construction. The fourth array tells where the
+    point lies more than `lg.MARGIN` inside, so that the marker surely touches the target
+    (rounding moves it by about 1e-13 mm); elsewhere shapely must say."""
     L, W = step.sizes.marker_length, step.sizes.marker_width
     A, C = step.half_along, step.half_across
     rel = target.points - np.asarray(step.end)
     rho = np.hypot(rel[:, 0], rel[:, 1])
     near = np.flatnonzero(rho < step.reach)
     if not len(near):
-        return np.zeros(0), np.zeros(0), np.zeros(0)
+        return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, bool)
     pick = near[rng.integers(len(near), size=n)]
     rho, phi = rho[pick], np.arctan2(rel[pick, 1], rel[pick, 0])
     # The point lies at (rho cos b, rho sin b) from the end in the marker's frame: |sin b| is
@@ -264,7 +321,9 @@ def _touching_samples(step: Step, target: Target, rng: np.random.Generator, n: i
     u, v = rng.uniform(0.05, 0.95, (2, n))
     a, c = lo_a + u * (hi_a - lo_a), lo_c + v * (hi_c - lo_c)
     theta = np.degrees(phi - beta) % 360.0
-    return theta[ok], a[ok], c[ok]
+    # The point lies at (a + dx, c + dy) from the marker's centre, along and across.
+    depth = np.minimum(L / 2 - np.abs(a + dx), W / 2 - np.abs(c + dy))
+    return theta[ok], a[ok], c[ok], depth[ok] > lg.MARGIN
 
 
 def uniform_placements(step: Step, rng: np.random.Generator, n: int) -> tuple[Array, Array, Array]:
@@ -306,13 +365,23 @@ RANKED = 128  # candidates ranked by `robustness` at most
 
 
 def verify(placer: Placer, target: Target, theta: Array, a: Array, c: Array, keep: int = 1,
-           tries: int = 8) -> _Found:
+           tries: int = 8, touching: NDArray[np.bool_] | None = None, masked: bool = False
+           ) -> _Found:
     """Filter placements with the rules' batched mask and the touch mask, rank them by
-    `robustness`, and keep up to `keep` that the exact check accepts and that touch exactly."""
+    `robustness`, and keep up to `keep` that the exact check accepts and that touch exactly.
+
+    The touch mask is not asked where `touching` says the placement surely touches; neither
+    mask is asked when `masked` (the placements passed both already, as `_sweep`'s)."""
     step = placer.step
     x, y, h = step.poses(theta, a, c)
-    idx = np.flatnonzero(placer.legal_mask(x, y, h))
-    idx = idx[touch_mask(target, step.sizes, x[idx], y[idx], h[idx])]
+    if masked:
+        idx = np.arange(len(x))
+    else:
+        idx = np.flatnonzero(placer.legal_mask(x, y, h))
+        touches = np.zeros(len(idx), bool) if touching is None else touching[idx]
+        ask = idx[~touches]
+        touches[~touches] = touch_mask(target, step.sizes, x[ask], y[ask], h[ask])
+        idx = idx[touches]
     found = _Found(candidates=len(idx))
     if not len(idx):
         return found
@@ -492,13 +561,14 @@ def one_marker(placer: Placer, target: Target, rng: np.random.Generator, keep: i
     """Can ONE legal marker laid now touch the target? Witness poses (exactly checked, best
     first), or a proof that none exists, or "undecided"."""
     step = placer.step
-    gap = float(target.gap(*step.end)[0])
+    gap = target.gap_to(*step.end)
     if gap > step.reach + EPS:
         return _OneMarker("unreachable", [], (
             f"{target.id} is {gap:.1f} mm from the end at ({step.end[0]:.1f}, {step.end[1]:.1f}); "
             f"a marker covering it reaches at most {step.reach:.1f} mm"))
     for n in samples:  # a few first: most reachable sectors need no more
-        found = verify(placer, target, *_touching_samples(step, target, rng, n), keep=keep)
+        theta, a, c, touching = _touching_samples(step, target, rng, n)
+        found = verify(placer, target, theta, a, c, keep=keep, touching=touching)
         if found.poses:
             return _OneMarker("reachable", found.poses, _found_words(found))
     if not prove:
@@ -647,7 +717,9 @@ class StatePlacer:
     def __init__(self, state: Any, expedition: str, player: int, board: Board | None = None,
                  turn: _Turn | None = None):
         self.state, self.expedition, self.player = state, expedition, player
+        self.at_root = board is None or board is state.board()  # the board of `state` itself
         self.board = state.board() if board is None else board
+        self._last: tuple[Pose, PlaceMarker] | None = None
         self.turn = _Turn.of(state) if turn is None else turn
         self.supply = self.turn.supply  # no chain is longer: the last marker ends the game
         self.end = lg.expedition_end(self.board, expedition)[:2]
@@ -684,13 +756,16 @@ class StatePlacer:
         return lg.check_markers(self.context, x, y, heading).ok
 
     def action(self, pose: Pose) -> PlaceMarker:
-        """The action laying a marker of this expedition at `pose`."""
-        return PlaceMarker.at(self.expedition, pose)
+        """The action laying a marker of this expedition at `pose` (the last one made is kept:
+        the search checks a pose, then lays it)."""
+        if self._last is None or self._last[0] is not pose:
+            self._last = (pose, PlaceMarker.at(self.expedition, pose))
+        return self._last[1]
 
     def check(self, pose: Pose) -> Verdict:
         """The exact check of laying `pose`: `state.check` at the root, the same geometric
         rules on a later board (a turn in play: no other rule applies)."""
-        if self.board is self.state.board():
+        if self.at_root:
             return self.state.check(self.action(pose), self.player)
         return Verdict(tuple(lg.marker_violations(self.board, self.player, self.expedition,
                                                   self.action(pose).pose)))
@@ -706,7 +781,8 @@ class StatePlacer:
         turn, board = self.turn, self.board
         pose = self.action(pose).pose
         track, towers = turn.track, turn.towers
-        moved = [s for s in lg.touched_sectors(board.table, pose) if s in towers]
+        moved = [s for s in lg.touched_sectors(board.table, pose) if s in towers] \
+            if _near_towers(board.table, pose, towers) else []
         if moved:  # towers touched go to the track
             track = dict(track)
             for s in moved:
@@ -726,6 +802,26 @@ class StatePlacer:
     def action_text(self, pose: Pose) -> str:
         """The action laying `pose`, as text to paste."""
         return str(self.action(pose))
+
+
+def _near_towers(table: Table, pose: Pose, towers: dict[str, str]) -> bool:
+    """Whether a marker at `pose` may touch a sector of `towers`: some sector's circle comes
+    within half the marker's diagonal of its centre (with `lg.MARGIN` to spare for rounding;
+    where none does, the marker touches none of them)."""
+    circles = _SECTOR_CIRCLES.of_table(table, lambda: _sector_circles(table))
+    centre = complex(pose.x, pose.y)
+    reach = math.hypot(table.sizes.marker_length, table.sizes.marker_width) / 2 + lg.MARGIN
+    return any(abs(circles[s][0] - centre) <= circles[s][1] + reach for s in towers)
+
+
+def _sector_circles(table: Table) -> dict[str, tuple[complex, float]]:
+    geo = lg.table_geometry(table)
+    circles = geo.sectors[1]
+    return dict(zip(geo.sector_ids, zip(circles.centre.tolist(),
+                                        np.asarray(circles.radius).tolist())))
+
+
+_SECTOR_CIRCLES = lg.Recent(16)
 
 
 # --------------------------------------------------------------------------------------------
@@ -770,45 +866,80 @@ def _expand(placer: Placer, rng: np.random.Generator, width: int, rank: Any = No
         theta[:half] = (bearing + rng.normal(0.0, 12.0, half)) % 360.0
         a[:half] = -step.half_along + np.abs(rng.normal(0.0, 0.1 * step.half_along, half))
         a[:half] = np.minimum(a[:half], step.half_along)
-    x, y, h = step.poses(theta, a, c)
-    ok = placer.legal_mask(x, y, h)
-    x, y, h = x[ok], y[ok], h[ok]
-    ex, ey = step.explorers(x, y, h)
+    x, y, h, ex, ey = step.strides(theta, a, c)
     score = rank(ex, ey) if rank is not None else -np.hypot(ex - step.end[0], ey - step.end[1])
-    useful = np.flatnonzero(np.isfinite(score))
-    useful = useful[np.argsort(score[useful], kind="stable")]
-    _, first = np.unique(_cells(ex[useful], ey[useful]), return_index=True)
-    cells = useful[np.sort(first)]  # best of each cell, best cells first
+    cells = _best_of_cells(placer, np.flatnonzero(np.isfinite(score)), score, x, y, h, ex, ey)
     best, rest = cells[: width // 2], cells[width // 2:]
-    order = np.concatenate([best, rng.permutation(rest)])
-    return [_Child(placer, placer.settle(Pose(float(x[i]), float(y[i]), float(h[i]))))
-            for i in order[:width]]
+    pick = np.concatenate([best, rng.permutation(rest)])[:width]
+    return [_Child(placer, placer.settle(Pose(*xyh)))
+            for xyh in zip(x[pick].tolist(), y[pick].tolist(), h[pick].tolist())]
 
 
-def _cells(x: Array, y: Array) -> NDArray[np.int64]:
-    """One integer per grid cell of side `CELL` holding the points (x, y)."""
-    return (np.floor(x / CELL).astype(np.int64) << 32) + np.floor(y / CELL).astype(np.int64)
+def _best_of_cells(placer: Placer, useful: NDArray[np.intp], score: Array, x: Array, y: Array,
+                   h: Array, ex: Array, ey: Array) -> NDArray[np.intp]:
+    """The best placement (least score, then least index) of `useful` in each grid cell of
+    the ends (ex, ey) among those that pass the batched check, the cells ordered by their
+    best: what checking every placement, sorting them by score and taking the first of each
+    cell gives. Only the best of each cell is checked (and the rest of a cell only where its
+    best fails), and nothing is sorted but the cells."""
+    n = len(useful)
+    if not n:
+        return useful
+    # The grid cells of side `CELL`, numbered from 0 on a grid spanning these ends.
+    fx, fy = np.floor(ex[useful] / CELL), np.floor(ey[useful] / CELL)
+    low = fy.min()
+    keys = ((fx - fx.min()) * (fy.max() - low + 1.0) + (fy - low)).astype(np.intp)
+    s, cells = score[useful], int(keys.max()) + 1
+
+    def checked(at: NDArray[np.intp]) -> NDArray[np.intp]:
+        i = useful[at]
+        return at[placer.legal_mask(x[i], y[i], h[i])]
+
+    first = _least_per_cell(keys, s, np.arange(n), cells)
+    legal = checked(first)
+    if len(legal) < len(first):
+        failed, tried = np.zeros(cells, bool), np.zeros(n, bool)
+        tried[first] = True
+        failed[keys[first]] = True
+        failed[keys[legal]] = False
+        legal = np.concatenate([legal, _least_per_cell(
+            keys, s, checked(np.flatnonzero(failed[keys] & ~tried)), cells)])
+    return useful[legal[np.lexsort((legal, s[legal]))]]
 
 
-def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int) -> list[tuple[Placer, list[Pose]]]:
+def _least_per_cell(keys: NDArray[np.intp], score: Array, among: NDArray[np.intp], cells: int
+                    ) -> NDArray[np.intp]:
+    """For each cell (`keys`, from 0 to `cells` - 1) holding some of the positions `among`,
+    the position of least score there, the least such position on a tie."""
+    least = np.full(cells, np.inf)
+    np.minimum.at(least, keys[among], score[among])
+    hit = among[score[among] == least[keys[among]]]
+    first = np.full(cells, len(keys))
+    np.minimum.at(first, keys[hit], hit)
+    return first[first < len(keys)]
+
+
+def _distinct(nodes: list[tuple[_Child, list[Pose]]], cap: int
+              ) -> Iterator[tuple[Placer, list[Pose]]]:
     """At most `cap` nodes whose ends lie in different grid cells, in the given order, each
     as the placer of its next marker (children that fail the exact check, or end the game,
-    are left out)."""
-    seen, out = set(), []
+    are left out). Lazily: a child is checked only when the nodes before it were taken."""
+    seen: set[tuple[int, int]] = set()
     for child, chain in nodes:
-        cell = tuple(np.floor(np.asarray(child.end) / CELL).astype(int))
+        cell = (math.floor(child.end[0] / CELL), math.floor(child.end[1] / CELL))
         if cell not in seen and child.placer is not None:
             seen.add(cell)
-            out.append((child.placer, chain))
-            if len(out) >= cap:
-                break
-    return out
+            yield child.placer, chain
+            if len(seen) >= cap:
+                return
 
 
-def _nearest(target: Target, point: tuple[float, float]) -> tuple[float, float]:
-    """The target's point nearest to `point`."""
-    near = shapely.shortest_line(target.polygon, shapely.Point(point)).coords[0]
-    return float(near[0]), float(near[1])
+def _nearest(target: Target, points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The target's point nearest to each of `points` (one shapely call for them all)."""
+    if not points:
+        return []
+    lines = shapely.shortest_line(target.polygon, shapely.points(np.asarray(points, float)))
+    return [tuple(xy) for xy in shapely.get_coordinates(lines)[::2].tolist()]
 
 
 def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.Generator,
@@ -830,17 +961,20 @@ def chain_search(root: Placer, target: Target, max_markers: int, rng: np.random.
             d = gap(ex, ey, bound)
             return np.where(d <= bound, d, np.inf)
 
-        children = [(child, chain + [child.pose]) for placer, chain in frontier
-                    for child in _expand(placer, rng, EXPAND_WIDTH, rank,
-                                         _nearest(target, placer.end))]
+        goals = _nearest(target, [placer.end for placer, _ in frontier])
+        children = [(child, chain + [child.pose]) for (placer, chain), goal in zip(frontier, goals)
+                    for child in _expand(placer, rng, EXPAND_WIDTH, rank, goal)]
         if children:
             ends = np.array([child.end for child, _ in children])
             order = np.argsort(gap(ends[:, 0], ends[:, 1]), kind="stable")
             children = [children[i] for i in order]
-        frontier = _distinct(children, BEAM)
         if depth <= skip:
+            frontier = list(_distinct(children, BEAM))
             continue
-        for placer, chain in frontier:
+        # Tried as they come: once a chain is found, the children after it are never checked.
+        frontier = []
+        for placer, chain in _distinct(children, BEAM):
+            frontier.append((placer, chain))
             found = one_marker(placer, target, rng, keep=keep, prove=False)
             if found.poses:
                 return depth, chain, placer, found.poses
@@ -945,7 +1079,7 @@ def reach_from(root: Placer, target: Target, max_markers: int, rng: np.random.Ge
         if supply == 1:
             return _unreached(root, target, first.status, "; ".join(notes), max_markers)
     cap = min(max_markers, supply)
-    gap = float(target.gap(*root.step.end)[0])
+    gap = target.gap_to(*root.step.end)
     sizes = root.step.sizes
     excluded = max([k for k in range(2, cap + 1)
                     if gap > chain_reach(sizes, root.step.end_radius, k) + EPS], default=1)
@@ -1030,6 +1164,73 @@ def sectors_of(table: Table, name: str) -> list[str]:
 SWEEP_SAMPLES = 4096  # covering placements drawn per expedition end to find easy witnesses
 
 
+def touched_sectors_batch(table: Table, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
+    """`legality.touched_sectors_batch`, the very verdicts, decided by separating axes where
+    the sector is convex and the marker clears it or overlaps it by more than `lg.MARGIN`;
+    the poses with a pair closer to touching than that, or near a sector that is not convex,
+    are asked of the rules' (shapely's) function."""
+    sectors = _SECTOR_AXES.of_table(table, lambda: _SectorAxes.of(table))
+    sizes = table.sizes
+    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
+    p, e = x + 1j * y, np.exp(1j * np.radians(heading))
+    out = np.zeros((len(x), len(sectors.convex)), bool)
+    # Pairs whose circles meet: the rest are far apart.
+    i, j = (np.abs(p[:, None] - sectors.centre) <= sectors.radius + math.hypot(a, b)
+            + lg.MARGIN).nonzero()
+    back = np.conj(e[i])[:, None]
+    # The sector's edges as axes: the marker's nearest point beyond each edge's line.
+    along = sectors.normals[j] * back  # each normal in the marker's frame
+    gap = ((sectors.normals[j] * np.conj(p[i])[:, None]).real - sectors.offsets[j]
+           - a * np.abs(along.real) - b * np.abs(along.imag)).max(axis=1)
+    # The marker's sides as axes: the sector's corners in the marker's frame.
+    local = (sectors.corners[j] - p[i][:, None]) * back
+    gap = np.maximum(gap, np.maximum(local.real.min(axis=1), -local.real.max(axis=1)) - a)
+    gap = np.maximum(gap, np.maximum(local.imag.min(axis=1), -local.imag.max(axis=1)) - b)
+    sure = sectors.convex[j] & (np.abs(gap) > lg.MARGIN)
+    out[i[sure], j[sure]] = gap[sure] < 0.0
+    ask = np.unique(i[~sure])
+    if len(ask):
+        out[ask] = lg.touched_sectors_batch(table, x[ask], y[ask], heading[ask])
+    return out
+
+
+@dataclass(frozen=True)
+class _SectorAxes:
+    """A table's sectors (in `table_geometry` order) for separating-axis tests: the corners,
+    outward unit edge normals and their offsets (normal . corner) of each convex sector,
+    padded to one length by repeating the last (a repeated axis changes no maximum), and a
+    circle around each."""
+
+    convex: NDArray[np.bool_]
+    corners: NDArray[np.complex128]  # (S, M)
+    normals: NDArray[np.complex128]  # (S, M)
+    offsets: Array  # (S, M)
+    centre: NDArray[np.complex128]
+    radius: Array
+
+    @classmethod
+    def of(cls, table: Table) -> _SectorAxes:
+        """The axes of `table`'s sectors."""
+        shapes = [sector_target(table, s).convex for s in lg.table_geometry(table).sector_ids]
+        size = max((len(c.corners) for c in shapes if c is not None), default=1)
+        corners = np.zeros((len(shapes), size), complex)
+        normals = np.ones((len(shapes), size), complex)  # (not asked where not convex)
+        for k, c in enumerate(shapes):
+            if c is not None:
+                edges = np.roll(c.corners, -1) - c.corners
+                # Counter-clockwise corners: outward is to the right of each edge. Padded with
+                # the last corner and the normal of the edge from it (whose line holds it).
+                corners[k] = np.pad(c.corners, (0, size - len(edges)), mode="edge")
+                normals[k] = np.pad(-1j * edges / np.abs(edges), (0, size - len(edges)),
+                                    mode="edge")
+        circles = lg.table_geometry(table).sectors[1]
+        return cls(np.array([c is not None for c in shapes]), corners, normals,
+                   (normals * np.conj(corners)).real, circles.centre, np.asarray(circles.radius))
+
+
+_SECTOR_AXES = lg.Recent(16)
+
+
 def _sweep(placer: Placer, table: Table, rng: np.random.Generator
            ) -> dict[str, tuple[Array, Array, Array]]:
     """Legal covering placements from `placer`'s end drawn uniformly, grouped by the sectors
@@ -1038,7 +1239,7 @@ def _sweep(placer: Placer, table: Table, rng: np.random.Generator
     theta, a, c = uniform_placements(step, rng, SWEEP_SAMPLES)
     x, y, h = step.poses(theta, a, c)
     idx = np.flatnonzero(placer.legal_mask(x, y, h))
-    hit = lg.touched_sectors_batch(table, x[idx], y[idx], h[idx])
+    hit = touched_sectors_batch(table, x[idx], y[idx], h[idx])
     ids = lg.table_geometry(table).sector_ids
     return {ids[j]: (theta[idx[hit[:, j]]], a[idx[hit[:, j]]], c[idx[hit[:, j]]])
             for j in np.flatnonzero(hit.any(axis=0))}
@@ -1053,7 +1254,7 @@ def _expedition_map(root: Placer, table: Table, max_markers: int, rng: np.random
         target = sector_target(table, sector.id)
         first = None
         if sector.id in swept:
-            found = verify(root, target, *swept[sector.id])
+            found = verify(root, target, *swept[sector.id], masked=True)
             if found.poses:
                 first = _OneMarker("reachable", found.poses, _found_words(found))
         out[sector.id] = reach_from(root, target, max_markers, rng, with_margin=False, first=first)

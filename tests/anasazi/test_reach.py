@@ -28,7 +28,7 @@ from games.anasazi.reach import (
     sectors_of,
 )
 from geomsim.cli import main
-from geomsim.geometry import Pose, farthest_corner_distance, rectangle_corners
+from geomsim.geometry import Pose, farthest_corner_distance, rectangle_corners, to_frames
 
 SIZES = Sizes()
 L, W, R = SIZES.marker_length, SIZES.marker_width, SIZES.explorer_radius
@@ -514,3 +514,198 @@ def test_distances_to_convex_sectors_are_shapelys(seed):
     assert (limited[expected <= 5.0] == Convex.of(poly).distance(z)[expected <= 5.0]).all()
     assert (np.isinf(limited) <= (expected > 5.0)).all()
     assert Convex.of(shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3))) is None
+
+
+# --- the fast paths of the search give what the plain computations give ------------------------
+def _distance_as_arrays(convex, z: np.ndarray, limit: float = math.inf) -> np.ndarray:
+    """Distances from points z to a `Convex` worked out as the search first did, on (points,
+    edges) arrays: the numbers the fast paths must give, bit for bit."""
+    out = np.full(len(z), math.inf)
+    near = np.flatnonzero(np.abs(z - convex.centre) - convex.radius <= limit)
+    rx, ry = z.real[near, None] - convex.ax, z.imag[near, None] - convex.ay
+    t = np.clip((rx * convex.dx + ry * convex.dy) * convex.inverse_sq, 0.0, 1.0)
+    qx, qy = rx - t * convex.dx, ry - t * convex.dy
+    dist = np.sqrt((qx * qx + qy * qy).min(axis=1))
+    inside = (convex.dx * ry - convex.dy * rx >= 0.0).all(axis=1)
+    out[near] = np.where(inside, 0.0, dist)
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), limit=st.sampled_from([math.inf, 3.0, 12.0]))
+def test_plain_python_and_array_distances_are_the_same_numbers(seed, limit):
+    """The distances that rank chain ends: in plain Python for a few points (`point_distance`,
+    `distance_xy` below `SMALL` points), on (edges, points) arrays for many, the very numbers
+    of the (points, edges) computation, on corners, edges, inside and out; and shapely's."""
+    from games.anasazi.reach import SMALL, Convex
+
+    rng = np.random.default_rng(seed)
+    poly = shapely.MultiPoint(rng.uniform(-10, 10, (int(rng.integers(3, 9)), 2))).convex_hull
+    assume(poly.geom_type == "Polygon" and poly.area > 1e-3)
+    convex = Convex.of(poly)
+    corners = convex.corners
+    z = np.concatenate([rng.uniform(-30, 30, 300) + 1j * rng.uniform(-30, 30, 300), corners,
+                        (corners + np.roll(corners, -1)) / 2, [convex.centre]])
+    expected = _distance_as_arrays(convex, z, limit)
+    assert np.array_equal(convex.distance(z, limit), expected)
+    assert np.array_equal([convex.point_distance(p.real, p.imag) for p in z],
+                          _distance_as_arrays(convex, z))
+    few = z[rng.permutation(len(z))[:SMALL]]
+    assert np.array_equal(convex.distance_xy(few.real, few.imag, limit),
+                          _distance_as_arrays(convex, few, limit))
+    assert np.abs(convex.distance(z) - shapely.distance(poly, shapely.points(z.real, z.imag))).max() < 1e-9
+
+
+class _MaskedPlacer:
+    """A placer whose batched check passes the placements whose x is in `legal`; it records
+    how many placements it was asked about."""
+
+    def __init__(self, legal: np.ndarray):
+        self.legal, self.asked = legal, 0
+
+    def legal_mask(self, x, y, heading):
+        self.asked += len(x)
+        return self.legal[x.astype(int)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16), n=st.integers(0, 400), spread=st.floats(3.0, 60.0),
+       illegal=st.floats(0.0, 0.9))
+def test_best_of_cells_is_checking_all_then_sorting(seed, n, spread, illegal):
+    """`_best_of_cells` (the best of each grid cell, checking only the best of each) gives the
+    placements that checking all, a stable sort by score and the first of each cell give, in
+    that order; scores tie often (whole cells may fail the check)."""
+    from games.anasazi.reach import CELL, _best_of_cells
+
+    rng = np.random.default_rng(seed)
+    total = n + 20
+    x = np.arange(total, dtype=float)  # the placement's number: what `_MaskedPlacer` reads
+    ex, ey = rng.uniform(-spread, spread, (2, total)) + rng.uniform(-500, 500, 2)[:, None]
+    score = np.round(rng.uniform(0, 4, total) * rng.integers(1, 8)) / 2  # many ties, zeros
+    score[rng.random(total) < 0.2] = np.inf
+    placer = _MaskedPlacer(rng.random(total) >= illegal)
+    useful = np.flatnonzero(np.isfinite(score))
+    got = _best_of_cells(placer, useful, score, x, x, x, ex, ey)
+    legal = useful[placer.legal[useful]]
+    order = legal[np.argsort(score[legal], kind="stable")]
+    cells = np.floor(ex[order] / CELL) * 1e6 + np.floor(ey[order] / CELL)  # one number a cell
+    _, first = np.unique(cells, return_index=True)
+    assert np.array_equal(got, order[np.sort(first)])
+    if illegal == 0.0:
+        assert placer.asked == len(got)  # one check per cell
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tx=st.floats(-70, 70), ty=st.floats(-70, 70), size=st.floats(0.2, 15),
+       seed=st.integers(0, 2**16))
+def test_samples_marked_touching_touch_as_shapely_says(camps_state, tx, ty, size, seed):
+    """`_touching_samples` marks a placement as touching only where shapely's `intersects`
+    says it touches; `verify` trusting the marks finds what asking shapely everywhere finds."""
+    from games.anasazi.reach import _touching_samples, touch_mask, verify
+
+    placer = StatePlacer.of(camps_state, "E1", 0)
+    target = make_target("T", shapely.Polygon([(tx, ty), (tx + size, ty + 0.3 * size),
+                                               (tx + 0.4 * size, ty + size)]))
+    theta, a, c, touching = _touching_samples(placer.step, target, np.random.default_rng(seed), 512)
+    x, y, h = placer.step.poses(theta, a, c)
+    assert touch_mask(target, SIZES, x[touching], y[touching], h[touching]).all()
+    # Marked where a point of the target lies that deep in the marker laid.
+    local = to_frames(*target.points.T, x[touching], y[touching], h[touching])
+    depth = np.minimum(L / 2 - np.abs(local.real), W / 2 - np.abs(local.imag)).max(axis=1)
+    assert (depth > lg.MARGIN * 0.99).all()
+    assert len(theta) == 0 or touching.mean() > 0.5  # the marks spare most of the asking
+    trusted = verify(placer, target, theta, a, c, keep=3, touching=touching)
+    asked = verify(placer, target, theta, a, c, keep=3)
+    assert (trusted.poses, trusted.candidates, trusted.rejected) == \
+        (asked.poses, asked.candidates, asked.rejected)
+
+
+@pytest.fixture(scope="module")
+def random_state():
+    """A random 4-player table at the start of play."""
+    return after_setup(GAME.make_setup(4, 3), 3)
+
+
+def test_swept_placements_need_no_second_mask(ring, random_state):
+    """The sweep's placements passed the batched check and the touch test of their sector:
+    `verify` taking them as they are finds what checking them again finds."""
+    from games.anasazi.reach import _sweep, sector_target, verify
+
+    compared = 0
+    for state in (ring, random_state):
+        for camp in state.table.expedition_camps:
+            placer = StatePlacer.of(state, camp.id, 0)
+            for sector, placements in _sweep(placer, state.table, np.random.default_rng(3)).items():
+                target = sector_target(state.table, sector)
+                masked = verify(placer, target, *placements, masked=True)
+                checked = verify(placer, target, *placements)
+                assert masked.poses and masked.poses == checked.poses
+                assert masked.candidates == checked.candidates
+                compared += 1
+    assert compared  # some sectors were swept
+
+
+@settings(max_examples=40, deadline=None)
+@given(x=st.floats(-330, 330), y=st.floats(-330, 330), heading=st.floats(0, 360))
+def test_no_tower_sector_is_touched_where_none_is_near(random_state, x, y, heading):
+    """`_near_towers` says a marker may touch a sector of the towers wherever it touches one
+    (the rules' `touched_sectors`), for each sector alone and for all at once."""
+    from games.anasazi.reach import _near_towers
+
+    random_table = random_state.table
+    pose = Pose(x, y, heading)
+    hit = set(touched_sectors := lg.touched_sectors(random_table, pose))
+    for s in random_table.sectors:
+        if s.id in hit:
+            assert _near_towers(random_table, pose, {s.id: "red"})
+    everything = {s.id: "red" for s in random_table.sectors}
+    assert _near_towers(random_table, pose, everything) or not touched_sectors
+
+
+@pytest.fixture(scope="module")
+def bent_state():
+    """A table with an L-shaped (not convex) sector and a box next to it."""
+    bent = shapely.Polygon([(30, -10), (60, -10), (60, 0), (40, 0), (40, 20), (30, 20)])
+    return play_setup(make_setup({"P0": bent, "P1": box(-60, -8, -45, 8)}))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_separating_axes_touch_what_the_rules_touch(random_state, bent_state, seed):
+    """`reach.touched_sectors_batch` gives the rules' verdicts to the last pose: for random
+    markers, and for markers moved to touch their nearest sector give or take 0 to 1e-3 mm
+    (where the separating axes leave it to shapely), on convex and L-shaped sectors."""
+    from games.anasazi.reach import touched_sectors_batch
+
+    rng = np.random.default_rng(seed)
+    for state in (random_state, bent_state):
+        table, n = state.table, 150
+        x, y, h = rng.uniform(-120, 120, n), rng.uniform(-120, 120, n), rng.uniform(0, 360, n)
+        polys = lg.table_geometry(table).sectors[0]
+        rects = lg.marker_polygons(x, y, h, SIZES)
+        nearest = shapely.distance(rects[:, None], polys[None, :]).argmin(axis=1)
+        ends = shapely.get_coordinates(shapely.shortest_line(rects, polys[nearest])).reshape(-1, 2, 2)
+        move = ends[:, 1] - ends[:, 0]
+        unit = move / np.maximum(np.hypot(*move.T), 1e-300)[:, None]
+        past = rng.choice([-1e-3, -1e-6, -1e-9, 0.0, 1e-9, 1e-6, 1e-3], n)
+        x = np.concatenate([x, x + move[:, 0] + past * unit[:, 0]])
+        y = np.concatenate([y, y + move[:, 1] + past * unit[:, 1]])
+        h = np.concatenate([h, h])
+        fast = touched_sectors_batch(table, x, y, h)
+        assert np.array_equal(fast, lg.touched_sectors_batch(table, x, y, h))
+        assert fast[:n].any() and fast[n:].any()
+
+
+def test_a_sector_that_is_not_convex_is_reached_through_shapely(bent_state):
+    """Distances to an L-shaped sector come from shapely (no `Convex`): one marker reaches
+    it from E1 (the hollow of the L faces away), the chain's witness replays and touches."""
+    from games.anasazi.reach import sector_target
+
+    target = sector_target(bent_state.table, "P0")
+    assert target.convex is None
+    assert target.gap_to(0.0, 0.0) == pytest.approx(30.0)
+    assert target.gap(np.array([35.0, 50.0]), np.array([5.0, 10.0])).tolist() == [0.0, 10.0]
+    r = reach(bent_state, "E1", "P0", 2)
+    assert r.reachable
+    replay(bent_state, r)
+    assert "P0" in touched(bent_state, r.witness)

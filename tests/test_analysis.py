@@ -42,10 +42,14 @@ GRID = "tests.toygames:GRID"
 
 class SlowBid(BidGame):
     """The sealed-bid toy game, slowed down (only) when GEOMSIM_TEST_SLOW is set: games then
-    last long enough to interrupt a batch mid-way; rows are the same as the fast game's."""
+    last long enough to interrupt a batch mid-way; rows are the same as the fast game's.
+    GEOMSIM_TEST_SLOW_TAIL, when set, is the wait of every game after the batch's first two
+    (seeds from 102): a batch interrupted once two rows are written cannot have finished
+    before a loaded machine lets the test send its signal."""
 
     def new_state(self, players: int = 2, seed: int | None = None, setup=None):
-        time.sleep(float(os.environ.get("GEOMSIM_TEST_SLOW", 0)))
+        wait = os.environ.get("GEOMSIM_TEST_SLOW_TAIL") if (seed or 0) >= 102 else None
+        time.sleep(float(wait or os.environ.get("GEOMSIM_TEST_SLOW", 0)))
         return super().new_state(players, seed, setup)
 
 
@@ -171,7 +175,8 @@ def dask_scheduler(tmp_path: Path):
     their own, so that a test can kill the scheduler: (its process, its address)."""
     pytest.importorskip("distributed")
     file = tmp_path / "scheduler.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4",
+           "GEOMSIM_TEST_SLOW_TAIL": "1.6"}  # as `_slow_batch` plays them
     quiet = {"cwd": ROOT, "env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     options = ["--scheduler-file", str(file), "--no-dashboard"]
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
@@ -269,7 +274,8 @@ def _slow_batch(out: Path, *options: str, slow: float = 0.4) -> tuple[list[str],
     resuming) and the process, returned once two rows are written."""
     argv = [sys.executable, "-m", "geomsim.cli", "analyze", "tests.test_analysis:SLOW_BID",
             "-n", "12", "-s", "100", "-b", "greedy,random", "-o", str(out), "--no-plot", *options]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": str(slow)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": str(slow),
+           "GEOMSIM_TEST_SLOW_TAIL": str(4 * slow)}
     process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     path = out / "games.jsonl"

@@ -42,14 +42,10 @@ GRID = "tests.toygames:GRID"
 
 class SlowBid(BidGame):
     """The sealed-bid toy game, slowed down (only) when GEOMSIM_TEST_SLOW is set: games then
-    last long enough to interrupt a batch mid-way; rows are the same as the fast game's.
-    GEOMSIM_TEST_SLOW_TAIL, when set, is the wait of every game after the batch's first two
-    (seeds from 102): a batch interrupted once two rows are written cannot have finished
-    before a loaded machine lets the test send its signal."""
+    last long enough to interrupt a batch mid-way; rows are the same as the fast game's."""
 
     def new_state(self, players: int = 2, seed: int | None = None, setup=None):
-        wait = os.environ.get("GEOMSIM_TEST_SLOW_TAIL") if (seed or 0) >= 102 else None
-        time.sleep(float(wait or os.environ.get("GEOMSIM_TEST_SLOW", 0)))
+        time.sleep(float(os.environ.get("GEOMSIM_TEST_SLOW", 0)))
         return super().new_state(players, seed, setup)
 
 
@@ -175,8 +171,7 @@ def dask_scheduler(tmp_path: Path):
     their own, so that a test can kill the scheduler: (its process, its address)."""
     pytest.importorskip("distributed")
     file = tmp_path / "scheduler.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4",
-           "GEOMSIM_TEST_SLOW_TAIL": "1.6"}  # as `_slow_batch` plays them
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": "0.4"}
     quiet = {"cwd": ROOT, "env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     options = ["--scheduler-file", str(file), "--no-dashboard"]
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
@@ -269,15 +264,21 @@ def test_resume_drops_a_partial_last_line_and_redoes_it(reference: list[dict], t
     assert _rows(tmp_path) == reference
 
 
+def _ctrl_c_as_in_a_shell() -> None:
+    """SIGINT as an interactive shell leaves it to its commands: a test suite started in the
+    background (``pytest &``) runs with SIGINT ignored, and its children inherit that, so a
+    Ctrl-C test would see the batch play to its end."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _slow_batch(out: Path, *options: str, slow: float = 0.4) -> tuple[list[str], subprocess.Popen]:
     """`geomsim analyze` of the reference batch, slowed down, in a subprocess: its argv (for
     resuming) and the process, returned once two rows are written."""
     argv = [sys.executable, "-m", "geomsim.cli", "analyze", "tests.test_analysis:SLOW_BID",
             "-n", "12", "-s", "100", "-b", "greedy,random", "-o", str(out), "--no-plot", *options]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": str(slow),
-           "GEOMSIM_TEST_SLOW_TAIL": str(4 * slow)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GEOMSIM_TEST_SLOW": str(slow)}
     process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_in_a_shell)
     path = out / "games.jsonl"
     deadline = time.monotonic() + 30
     while not (path.exists() and path.read_text().count("\n") >= 2):

@@ -149,8 +149,30 @@ class _Node:
 
     edges: dict[Player, dict[Action, _Edge]] = field(default_factory=dict)
     children: dict[tuple[tuple[Player, Action], ...], _Node] = field(default_factory=dict)
-    # Per mover, per legality key met here: [key, edges checked, the legal ones among them].
-    legal: dict[Player, list[list[Any]]] = field(default_factory=dict)
+    # Per mover, the verdicts under each legality key met here.
+    legal: dict[Player, list[_Verdicts]] = field(default_factory=dict)
+
+    def verdicts(self, player: Player, key: Any) -> _Verdicts | None:
+        """The verdicts kept of `player`'s edges here under legality key `key`, if any."""
+        return next((v for v in self.legal.get(player, ()) if v.key == key), None)
+
+    def kept_verdicts(self, player: Player, key: Any) -> _Verdicts:
+        """The verdicts of `player`'s edges here under `key`, kept from now on if not yet."""
+        found = self.verdicts(player, key)
+        if found is None:
+            found = _Verdicts(key)
+            self.legal.setdefault(player, []).append(found)
+        return found
+
+
+@dataclass
+class _Verdicts:
+    """The edges of a node judged under one legality key: the first `judged` of them (in the
+    edges' order) and the legal ones among those."""
+
+    key: Any
+    judged: int = 0
+    legal: list[Action] = field(default_factory=list)
 
 
 def rewards(values: Sequence[float], winners: Sequence[Player]) -> list[float]:
@@ -301,16 +323,12 @@ class ISMCTSBot:
         at every visit."""
         if key is None:
             return [a for a in edges if state.check(a, player).ok]
-        known = node.legal.setdefault(player, [])
-        entry = next((k for k in known if k[0] == key), None)
-        if entry is None:
-            entry = [key, 0, []]
-            known.append(entry)
-        if entry[1] < len(edges):
-            entry[2] += [a for a in itertools.islice(edges, entry[1], None)
-                         if state.check(a, player).ok]
-            entry[1] = len(edges)
-        return list(entry[2])
+        kept = node.kept_verdicts(player, key)
+        if kept.judged < len(edges):
+            kept.legal += [a for a in itertools.islice(edges, kept.judged, None)
+                           if state.check(a, player).ok]
+            kept.judged = len(edges)
+        return list(kept.legal)
 
     @staticmethod
     def _legal_edge_added(node: _Node, player: Player, key: Any,
@@ -318,11 +336,10 @@ class ISMCTSBot:
         """Note the edge just added last to `edges`, drawn from the legal actions of a state
         of legality key `key`, as legal under that key (when every edge before it is judged
         there already), so that it is not checked again."""
-        entry = next((k for k in node.legal.get(player, ()) if k[0] == key), None) \
-            if key is not None else None
-        if entry is not None and entry[1] == len(edges) - 1:
-            entry[2].append(next(reversed(edges)))
-            entry[1] = len(edges)
+        kept = node.verdicts(player, key) if key is not None else None
+        if kept is not None and kept.judged == len(edges) - 1:
+            kept.legal.append(next(reversed(edges)))
+            kept.judged = len(edges)
 
     def _rollout(self, state: State, rng: np.random.Generator, compiled: bool = False
                  ) -> list[float]:

@@ -230,6 +230,7 @@ class Pool:
 
 CHECK_SECONDS = 1.0
 LOCAL_TASKS_PER_WORKER = 2  # a task queued behind the running one: no worker waits for the next
+TAIL_TASKS_PER_THREAD = 2  # the last games of a batch go out in at least this many tasks a thread
 DASK_TASKS_PER_THREAD = 8  # Dask needs more to hide its round trips (benchmarks/README.md)
 DASK_TASK_SECONDS = 1.0  # a Dask task costs the client and scheduler about 7 ms of CPU
 
@@ -463,6 +464,11 @@ class _Chunker:
     played: int = 0
     seconds: float = 0.0
 
+    @property
+    def sized(self) -> bool:
+        """Whether tasks are cut to their size yet (given, or learnt from a game played)."""
+        return bool(self.size or self.played)
+
     def record(self, rows: Sequence[dict[str, Any]]) -> None:
         """Learn the time per game from finished rows."""
         self.played += len(rows)
@@ -528,7 +534,7 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     pending: set[Future[Any]] = set()
     try:
         with _sigterm_as_interrupt():
-            chunker = _Chunker(todo, LOCAL_TASKS_PER_WORKER * pool.threads, chunk, pool.task_seconds)
+            chunker = _Chunker(todo, TAIL_TASKS_PER_THREAD * pool.threads, chunk, pool.task_seconds)
             _play(batch, pool, chunker, pending, f, rows, bar)
         _append(f, [], sync=True)
     except KeyboardInterrupt:
@@ -562,7 +568,7 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
             tasks = [(s, batch.lineup(s)) for s in seeds]
             pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
                                              batch.start, batch.max_steps, batch.compiled))
-            if len(pending) >= (pool.capacity if chunker.size or chunker.played else pool.threads):
+            if len(pending) >= (pool.capacity if chunker.sized else pool.threads):
                 break
         if not pending:
             break

@@ -420,7 +420,7 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: Sequenc
     all mesas), until one finds none. A pueblo is convex: its outline stands for its sectors.
     """
     n = len(mesas)
-    half_widths = np.array([np.abs(np.asarray(on)[..., 1]).max() for on in outlines])
+    half_widths = np.array([np.abs(on[..., 1]).max() for on in outlines])
     rooms = _Rooms(mesas, half_widths, options)
     counts = [len(on) for on in outlines]
     poses: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]

@@ -280,9 +280,10 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
         raise UserError(f"--scheduler {address}: no worker joined within {worker_timeout:g} s "
                         f"(start one with: dask worker {address})") from None
     threads = sum(client.nthreads().values()) or 1
-    from geomsim.dask_workers import BatchWorkers
+    from geomsim.dask_workers import BatchNannies, BatchWorkers
 
     client.register_plugin(BatchWorkers())
+    client.register_plugin(BatchNannies())
     executor = client.get_executor(pure=False)
     idle_since: list[float] = []
 
@@ -298,10 +299,12 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
                            f"{worker_timeout:g} s")
 
     def release() -> None:
-        # The workers get their profiler and memory trimming back (geomsim.dask_workers).
+        # The workers get their profiler, memory trimming and housekeeping back, the nannies
+        # their housekeeping (geomsim.dask_workers).
         if client.status == "running":
             try:
                 client.unregister_worker_plugin(BatchWorkers.name)
+                client.unregister_worker_plugin(BatchNannies.name, nanny=True)
             except Exception:  # a cluster going away: nothing left to put back
                 pass
         client.close()

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,32 +116,40 @@ def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict],
 
 def test_a_dask_batch_pauses_the_workers_profiler_and_packs_a_second_a_task(tmp_path: Path
                                                                           ) -> None:
-    """Dask's sampling profiler and its per-task cost slow geomsim's games by a quarter
-    (benchmarks/README.md): while a batch holds the cluster its workers do not profile, and
-    automatic chunks pack a second of play, not a tenth; closing the batch gives the
-    profiler back."""
+    """Dask's sampling profiler, its housekeeping and its per-task cost slow geomsim's games
+    (benchmarks/README.md): while a batch holds the cluster its workers do not profile, they
+    and their nannies run their housekeeping at `BATCH_PERIODS_MS`, and automatic chunks pack
+    a second of play, not a tenth; closing the batch gives all of it back."""
     distributed = pytest.importorskip("distributed")
     from geomsim.analysis import DASK_TASK_SECONDS
+    from geomsim.dask_workers import BATCH_PERIODS_MS
 
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    def periods(dask_worker: Any) -> dict[str, float]:  # a worker, or a nanny
+        return {name: dask_worker.periodic_callbacks[name].callback_time
+                for name in BATCH_PERIODS_MS}
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         client = distributed.Client(cluster.scheduler_address)
+        (nanny,) = cluster.workers.values()
 
-        def profiling() -> list[bool]:
-            return list(client.run(lambda dask_worker:
-                                   dask_worker.periodic_callbacks["profile"].is_running()
-                                   ).values())
+        def housekeeping() -> tuple[list[bool], list[dict[str, float]], dict[str, float]]:
+            profiling = client.run(lambda dask_worker:
+                                   dask_worker.periodic_callbacks["profile"].is_running())
+            return list(profiling.values()), list(client.run(periods).values()), periods(nanny)
 
-        assert profiling() == [True]
+        dask_default = housekeeping()
+        assert dask_default[0] == [True]
+        assert all(dask_default[2][name] < BATCH_PERIODS_MS[name] for name in BATCH_PERIODS_MS)
         pool = dask_pool(cluster.scheduler_address)
-        assert profiling() == [False]
+        assert housekeeping() == ([False], [BATCH_PERIODS_MS], BATCH_PERIODS_MS)
         assert pool.task_seconds == DASK_TASK_SECONDS > TASK_SECONDS
         chunker = _Chunker(list(range(1000)), slots=2, task_seconds=pool.task_seconds)
         next(iter(chunker))
         chunker.record([{"seconds": 0.01}] * 4)
         assert len(next(iter(chunker))) == round(DASK_TASK_SECONDS / 0.01)
         pool.close()
-        assert profiling() == [True]
+        assert housekeeping() == dask_default
         client.close()
 
 

@@ -177,6 +177,29 @@ class Target:
 SMALL = 24  # points: fewer are measured in plain Python (numpy's per-call cost dominates)
 
 
+def convex_corners(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
+                   ) -> list[NDArray[np.complex128] | None]:
+    """Each convex polygon's corners, counter-clockwise, as complex numbers x + iy; None for
+    a geometry that is not a convex polygon (its area is not its hull's, as `math.isclose`
+    with tolerances 1e-12 judges)."""
+    polygons = np.asarray(polygons, dtype=object)
+    area, hull = shapely.area(polygons), shapely.area(shapely.convex_hull(polygons))
+    convex = ((shapely.get_type_id(polygons) == shapely.GeometryType.POLYGON)
+              & (shapely.get_num_interior_rings(polygons) == 0)
+              & (np.abs(area - hull) <= np.maximum(
+                  1e-12 * np.maximum(np.abs(area), np.abs(hull)), 1e-12)))
+    out: list[NDArray[np.complex128] | None] = [None] * len(polygons)
+    chosen = np.flatnonzero(convex)
+    if len(chosen):
+        rings = shapely.get_exterior_ring(shapely.orient_polygons(polygons[chosen]))
+        xy, ring = shapely.get_coordinates(rings, return_index=True)
+        z = xy[:, 0] + 1j * xy[:, 1]
+        ends = np.cumsum(np.bincount(ring, minlength=len(chosen)))
+        for k, start, end in zip(chosen.tolist(), [0, *ends[:-1].tolist()], ends.tolist()):
+            out[k] = z[start:end - 1]  # a ring repeats its first point last
+    return out
+
+
 class Convex:
     """A convex polygon's corners (counter-clockwise, complex numbers x + iy), its edges and
     a circle around it, for distances in numpy."""
@@ -197,11 +220,8 @@ class Convex:
     @classmethod
     def of(cls, poly: shapely.Geometry) -> Convex | None:
         """The `Convex` of a polygon, or None if it is not convex."""
-        if poly.geom_type != "Polygon" or len(poly.interiors) or not math.isclose(
-                poly.area, poly.convex_hull.area, rel_tol=1e-12, abs_tol=1e-12):
-            return None
-        xy = np.asarray(shapely.orient_polygons(poly).exterior.coords)[:-1]
-        return cls(xy[:, 0] + 1j * xy[:, 1])
+        (corners,) = convex_corners([poly])
+        return None if corners is None else cls(corners)
 
     def distance(self, z: NDArray[np.complex128], limit: float = math.inf) -> Array:
         """Distances from points z to the polygon: 0 inside, else to the nearest edge; inf
@@ -1211,20 +1231,23 @@ class _SectorAxes:
     @classmethod
     def of(cls, table: Table) -> _SectorAxes:
         """The axes of `table`'s sectors."""
-        shapes = [sector_target(table, s).convex for s in lg.table_geometry(table).sector_ids]
-        size = max((len(c.corners) for c in shapes if c is not None), default=1)
+        polygons, circles = lg.table_geometry(table).sectors
+        shapes = convex_corners(polygons)
+        convex = np.array([c is not None for c in shapes], bool)
+        counts = np.array([len(c) if c is not None else 0 for c in shapes])
+        size = max(int(counts.max(initial=0)), 1)
         corners = np.zeros((len(shapes), size), complex)
         normals = np.ones((len(shapes), size), complex)  # (not asked where not convex)
-        for k, c in enumerate(shapes):
-            if c is not None:
-                edges = np.roll(c.corners, -1) - c.corners
-                # Counter-clockwise corners: outward is to the right of each edge. Padded with
-                # the last corner and the normal of the edge from it (whose line holds it).
-                corners[k] = np.pad(c.corners, (0, size - len(edges)), mode="edge")
-                normals[k] = np.pad(-1j * edges / np.abs(edges), (0, size - len(edges)),
-                                    mode="edge")
-        circles = lg.table_geometry(table).sectors[1]
-        return cls(np.array([c is not None for c in shapes]), corners, normals,
+        if convex.any():
+            z = np.concatenate([c for c in shapes if c is not None])
+            n, first = counts[convex], np.cumsum(counts[convex]) - counts[convex]
+            at = np.arange(len(z)) - np.repeat(first, n)  # each corner's place in its ring
+            edges = z[np.repeat(first, n) + (at + 1) % np.repeat(n, n)] - z
+            # Counter-clockwise corners: outward is to the right of each edge. Padded with the
+            # last corner and the normal of the edge from it (whose line holds it).
+            index = first[:, None] + np.minimum(np.arange(size), n[:, None] - 1)
+            corners[convex], normals[convex] = z[index], (-1j * edges / np.abs(edges))[index]
+        return cls(convex, corners, normals,
                    (normals * np.conj(corners)).real, circles.centre, np.asarray(circles.radius))
 
 

@@ -516,6 +516,35 @@ def test_distances_to_convex_sectors_are_shapelys(seed):
     assert Convex.of(shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3))) is None
 
 
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_convex_corners_of_many_polygons_are_each_ones_own(seed):
+    """`convex_corners` of a mixed batch (convex hulls of 3 to 9 points, L shapes, a square
+    with a hole, a pair of squares) gives each convex polygon's own exterior, counter-clockwise
+    and not closed, and None for each of the others, whatever their order."""
+    from games.anasazi.reach import convex_corners
+
+    rng = np.random.default_rng(seed)
+    hulls = [shapely.MultiPoint(rng.uniform(-10, 10, (int(rng.integers(3, 9)), 2))).convex_hull
+             for _ in range(6)]
+    hulls = [h for h in hulls if h.geom_type == "Polygon" and h.area > 1e-3]
+    others = [shapely.box(0, 0, 4, 4).difference(shapely.box(2, 2, 5, 5)),
+              shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3)),
+              shapely.MultiPolygon([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)])]
+    polygons = hulls + others
+    order = rng.permutation(len(polygons))
+    corners = convex_corners([polygons[k] for k in order])
+    for k, got in zip(order, corners):
+        if k >= len(hulls):
+            assert got is None
+            continue
+        ring = shapely.orient_polygons(polygons[k]).exterior
+        expected = np.asarray(ring.coords)[:-1]
+        assert np.array_equal(got, expected[:, 0] + 1j * expected[:, 1])
+        assert shapely.Polygon(np.column_stack([got.real, got.imag])).exterior.is_ccw
+
+
 # --- the fast paths of the search give what the plain computations give ------------------------
 def _distance_as_arrays(convex, z: np.ndarray, limit: float = math.inf) -> np.ndarray:
     """Distances from points z to a `Convex` worked out as the search first did, on (points,

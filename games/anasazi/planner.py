@@ -14,14 +14,14 @@ Each decision of a turn:
    game ends (a colour's fourth tower, the last marker).
 2. Markers. From every expedition's end (or free start mark) `samples` covering placements are
    drawn (`reach.Step`), filtered by the rules' batched mask (`reach.StatePlacer`) and grouped
-   by what they touch (`reach.touched_sectors_batch`, the rules' verdicts) and whose base camps they cover first
-   (the camp theft). The value of a placement is the change of utility it brings, plus what its
-   new end offers: with an action left this turn, the pueblos one marker from it (the planner
-   takes them next); as the turn's last action, minus what it offers the next player (any
-   player may extend any expedition: an end left near a rich pueblo is a gift) beyond what the
-   other ends already offer. Distances are `reach.chain_reach` bounds over the pueblo sectors'
-   outlines (one marker, two markers), so a chain of up to three markers is planned a step at
-   a time. `reach.robustness` (how far a marker may err) breaks near ties.
+   by what they touch (`reach.touched_sectors_batch`: the rules' verdicts) and whose base camps
+   they cover first (the camp theft). The value of a placement is the change of utility it
+   brings, plus what its new end offers: with an action left this turn, the pueblos one marker
+   from it (the planner takes them next); as the turn's last action, minus what it offers the
+   next player (any player may extend any expedition: an end left near a rich pueblo is a gift)
+   beyond what the other ends already offer. Distances are `reach.chain_reach` bounds over the
+   pueblo sectors' outlines (one marker, two markers), so a chain of up to three markers is
+   planned a step at a time. `reach.robustness` (how far a marker may err) breaks near ties.
 3. Base camps. Candidates around every end: a camp that one marker from an end can cover is a
    camp theft to come; a camp across the placements by which the next player would reach a
    pueblo blocks them (they may not cover it; the planner may). Building also earns a look.

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -53,6 +53,12 @@ class Components:
     thefts_per_turn: int
     stall_limit: int | None  # turns in a row without a placed card that end the game; None: never
     data: Mapping[str, Any]  # the JSON-able source, for state files
+    # Derived in __post_init__ (no arguments; equality, hash and repr leave them out).
+    card_sides: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    card_type: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    orientations: tuple[tuple[tuple[int, int], ...], ...] = field(init=False, repr=False, compare=False)
+    json_text: str = field(init=False, repr=False, compare=False)
+    json_fragment: orjson.Fragment = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         sides, types = [], []
@@ -70,7 +76,7 @@ class Components:
     @property
     def cards(self) -> int:
         """How many pyramid cards are in the box."""
-        return len(self.card_sides)  # type: ignore[attr-defined]
+        return len(self.card_sides)
 
     def souls(self) -> list[str]:
         """Every soul piece by kind, in kind order (the unshuffled supply)."""
@@ -78,7 +84,7 @@ class Components:
 
     def sides(self, card: int, rotation: int) -> int:
         """The open sides of card `card` turned clockwise `rotation` quarter turns."""
-        return rotate_sides(self.card_sides[card], rotation)  # type: ignore[attr-defined]
+        return rotate_sides(self.card_sides[card], rotation)
 
 
 def orientations(sides: int) -> tuple[tuple[int, int], ...]:
@@ -89,7 +95,7 @@ def orientations(sides: int) -> tuple[tuple[int, int], ...]:
     return tuple((r, m) for m, r in seen.items())
 
 
-def _fail(field: str, message: str) -> None:
+def _fail(field: str, message: str) -> NoReturn:
     raise DataError(f"components.{field}", message)
 
 
@@ -165,11 +171,13 @@ def _default_data() -> str:
 
 def default_data() -> dict[str, Any]:
     """A fresh copy of the default component data."""
-    return json.loads(_default_data())
+    data: dict[str, Any] = json.loads(_default_data())
+    return data
 
 
-def load_components(overrides: Mapping[str, Any] | None = None) -> Components:
-    """The default components with top-level keys replaced by `overrides`."""
+def load_components(overrides: object = None) -> Components:
+    """The default components with top-level keys replaced by `overrides` (a mapping, or None
+    for none; `DataError` for anything else, as data read from a file may hold)."""
     data = default_data()
     if overrides is not None:
         if not isinstance(overrides, Mapping):
@@ -189,4 +197,4 @@ def _cached(text: str) -> Components:
 
 def card_label(comp: Components, card: int) -> str:
     """A short text for a card: ``#7 corner NE``."""
-    return f"#{card} {comp.card_type[card]} {sides_text(comp.card_sides[card])}"  # type: ignore[attr-defined]
+    return f"#{card} {comp.card_type[card]} {sides_text(comp.card_sides[card])}"

@@ -10,13 +10,17 @@ the face-down piles (their order only with ``reveal=True``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import shapely
 from matplotlib.axes import Axes
 
-from geomsim.discrete import SIDES, STEP
+from geomsim.discrete import SIDES, STEP, Cell
 from geomsim.plotting import PLAYER_COLOURS, draw_discs, draw_labels, draw_polygons, new_axes
+
+if TYPE_CHECKING:
+    from games.aztekz.rules import AztekzState
 
 STONE, SAND, EDGE = "#6b5a48", "#ead7a4", "#3b2f24"
 TABLE = "#f5efe1"  # the table the labyrinth grows on
@@ -25,9 +29,10 @@ SOUL_COLOURS = ("#f2c500", "#8fa3bf", "#d9822b", "#7a4b2a", "#3a9e57", "#e8e8e8"
 PATH = 0.36        # width of a carved path (card side = 1)
 CHIEF_R, SLAVE_R = 0.15, 0.11
 SLOTS = ((-0.25, 0.25), (0.25, 0.25), (-0.25, -0.25), (0.25, -0.25))
+SoulStyles = dict[str, tuple[str, str]]  # soul kind -> (colour, two-letter label)
 
 
-def soul_style(state: Any) -> dict[str, tuple[str, str]]:
+def soul_style(state: AztekzState) -> SoulStyles:
     """Colour and two-letter label of each soul kind."""
     kinds = state.comp.soul_kinds
     return {k: (SOUL_COLOURS[i % len(SOUL_COLOURS)], k[:2].title()) for i, k in enumerate(kinds)}
@@ -46,8 +51,8 @@ def card_paths(x: float, y: float, sides: int, size: float = 1.0) -> shapely.Geo
     return shapely.union_all(parts)
 
 
-def _cards(ax: Axes, cells: dict, size: float = 1.0, **style: Any) -> None:
-    """Draw cards (cell -> side mask) as stone squares with sand paths."""
+def _cards(ax: Axes, cells: Mapping[Cell, int] | Mapping[tuple[float, float], int], size: float = 1.0, **style: Any) -> None:
+    """Draw cards (cell or centre -> side mask) as stone squares with sand paths."""
     h = size / 2
     draw_polygons(ax, [shapely.box(x - h, y - h, x + h, y + h) for x, y in cells],
                   facecolor=STONE, edgecolor=EDGE, linewidth=1.2, **style)
@@ -55,7 +60,7 @@ def _cards(ax: Axes, cells: dict, size: float = 1.0, **style: Any) -> None:
                   facecolor=SAND, edgecolor="none", **style)
 
 
-def _souls(ax: Axes, where: list[tuple[float, float, str, int]], styles: dict, s: float = 0.13) -> None:
+def _souls(ax: Axes, where: list[tuple[float, float, str, int]], styles: SoulStyles, s: float = 0.13) -> None:
     """Soul squares (x, y, kind, count): kind colour, two-letter kind, count when above one."""
     if not where:
         return
@@ -66,9 +71,9 @@ def _souls(ax: Axes, where: list[tuple[float, float, str, int]], styles: dict, s
                 fontsize=5.5, linespacing=0.9)
 
 
-def _loose_souls(state: Any) -> list[tuple[float, float, str, int]]:
+def _loose_souls(state: AztekzState) -> list[tuple[float, float, str, int]]:
     """Souls lying on cards, grouped by kind, spread along the card's middle row."""
-    found = []
+    found: list[tuple[float, float, str, int]] = []
     for (x, y), souls in state.loose.items():
         kinds = sorted(set(souls), key=souls.index)
         for i, kind in enumerate(kinds):
@@ -76,9 +81,9 @@ def _loose_souls(state: Any) -> list[tuple[float, float, str, int]]:
     return found
 
 
-def _heroes(ax: Axes, state: Any, styles: dict) -> None:
+def _heroes(ax: Axes, state: AztekzState, styles: SoulStyles) -> None:
     """Hero discs in player colours at slots of their card, carried piles at their feet."""
-    by_cell: dict = {}
+    by_cell: dict[Cell, list[tuple[int, int]]] = {}
     for p, row in enumerate(state.pos):
         for h, cell in enumerate(row):
             if cell is not None:
@@ -94,8 +99,8 @@ def _heroes(ax: Axes, state: Any, styles: dict) -> None:
             rs.append(CHIEF_R if h == 0 else SLAVE_R)
             colours.append(PLAYER_COLOURS[p % len(PLAYER_COLOURS)])
             labels.append("C" if h == 0 else str(h))
-            if state.carry[p][h]:
-                kind, n = state.carry[p][h]
+            if pile := state.carry[p][h]:
+                kind, n = pile
                 carried.append((x, y - 0.17, kind, n))
     _souls(ax, carried, styles, s=0.07)
     draw_discs(ax, xs, ys, rs, facecolor=colours, edgecolor="black", linewidth=[
@@ -103,7 +108,7 @@ def _heroes(ax: Axes, state: Any, styles: dict) -> None:
     draw_labels(ax, xs, ys, labels, color="white", fontsize=7, fontweight="bold", zorder=4)
 
 
-def _side_panel(ax: Axes, state: Any, styles: dict, x0: float, y_top: float, reveal: bool) -> None:
+def _side_panel(ax: Axes, state: AztekzState, styles: SoulStyles, x0: float, y_top: float, reveal: bool) -> None:
     """The drawn card and soul, the players' piles and points, and the face-down piles."""
     y = y_top
     if state.card is not None:
@@ -153,7 +158,7 @@ def _board_extent(cells: list[tuple[int, int]], grid_size: int) -> tuple[tuple[f
     return tuple(spans)
 
 
-def draw_state(state: Any, ax: Axes | None = None, reveal: bool = False,
+def draw_state(state: AztekzState, ax: Axes | None = None, reveal: bool = False,
                title: str | None = None) -> Axes:
     """Draw an Aztekz state on `ax` (a new figure when None); return the Axes."""
     if ax is None:

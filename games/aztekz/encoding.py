@@ -134,7 +134,7 @@ class AztekzEncoding(ListedEncoding):
             for kind, n in piles:
                 view("piles")[p, self.kind_index[kind]] += n
         if seen["card"] is not None:
-            mask = self.components.card_sides[seen["card"]]  # type: ignore[attr-defined]
+            mask = self.components.card_sides[seen["card"]]
             view("drawn_sides")[:] = [float(bool(mask & s)) for s in SIDES]
         if seen["soul"] is not None:
             one_hot(view("drawn_soul"), self.kind_index[seen["soul"]])

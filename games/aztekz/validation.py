@@ -86,8 +86,9 @@ def check_state(state: AztekzState) -> None:
     comp, cells = state.comp, state.grid.cells
     require(state.grid.size == comp.grid_size, "grid.size",
             f"{state.grid.size} is not the components' grid size {comp.grid_size}")
-    if cells:
-        x0, y0, x1, y1 = state.grid.bounds()
+    bounds = state.grid.bounds()  # None: no card yet
+    if bounds is not None:
+        x0, y0, x1, y1 = bounds
         require(x1 - x0 < comp.grid_size and y1 - y0 < comp.grid_size, "grid.cells",
                 f"the labyrinth spans more than {comp.grid_size} x {comp.grid_size}")
     require(set(state.stacks) == set(cells), "stacks", "a stack for every card of the grid, no other")

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import orjson
@@ -67,6 +67,8 @@ from geomsim.rules import (
 SETUP, MOVE, PLACE, OVER = "setup", "move", "place", "over"
 SIDE_OF = {name: side for side, name in SIDE_NAMES.items()}
 MIDDLE: Cell = (0, 0)
+T = TypeVar("T")
+Moved = dict[tuple[int, int], Cell]  # (player, hero) -> a cell other than where it stands
 
 
 # -- actions ------------------------------------------------------------------------------------
@@ -306,7 +308,7 @@ def cell_of(text: str) -> Cell:
 
 
 # -- the game -------------------------------------------------------------------------------------
-def _pile_on_top(given: Any, drawn: list, problem: str) -> list:
+def _pile_on_top(given: Any, drawn: list[T], problem: str) -> list[T]:
     """`given` on top of the rest of `drawn` (the seeded order): a setup may fix only the top
     of a pile. `ValueError` naming `problem` when `given` is not part of the pile."""
     if given is None:
@@ -332,7 +334,8 @@ class AztekzGame(Game):
     hidden_information = True  # the order of the draw pile and of the face-down souls
     playout_requires = ("numba",)
 
-    def make_setup(self, players: int, seed: int, components: dict[str, Any] | None = None) -> dict:
+    def make_setup(self, players: int, seed: int, components: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
         """A random setup: shuffled deck (card ids, top first), shuffled souls, first player."""
         self.check_players(players)
         comp = load_components(components)
@@ -455,12 +458,13 @@ class AztekzState(State):
         found: dict[Cell, int] = {}
         for row in self.pos:
             for c in row:
-                found[c] = found.get(c, 0) + 1
+                if c is not None:
+                    found[c] = found.get(c, 0) + 1
         return found
 
     def souls_on(self, cell: Cell) -> int:
         """How many souls are on a card: lying there or carried by heroes there."""
-        carried = sum(self.carry[p][h][1] for p, h in self.heroes_at(cell) if self.carry[p][h])
+        carried = sum(c[1] for p, h in self.heroes_at(cell) if (c := self.carry[p][h]))
         return len(self.loose.get(cell, ())) + carried
 
     def _facing(self, cell: Cell) -> int:
@@ -471,6 +475,20 @@ class AztekzState(State):
             if other is not None and other & OPPOSITE[side]:
                 found |= side
         return found
+
+    def _mover(self, player: int) -> tuple[int, Cell]:
+        """The hero of `player` chosen this turn and the card it stands on: asked only once a
+        hero is chosen, in play, where every hero stands on a card."""
+        hero = self.hero
+        assert hero is not None, "no hero is chosen"
+        here = self.pos[player][hero]
+        assert here is not None, "every hero stands on a card in play"
+        return hero, here
+
+    def _drawn(self) -> int:
+        """The drawn card: every phase but the end of the game has one."""
+        assert self.card is not None, "no card is drawn"
+        return self.card
 
     # -- the turn -----------------------------------------------------------------------------
     def to_move(self) -> tuple[int, ...]:
@@ -521,11 +539,11 @@ class AztekzState(State):
         """Well-formed move-phase actions worth checking (a superset of the legal ones)."""
         if self.hero is None:
             return [Select(h) for h in HEROES] + [End()]
-        name = HEROES[self.hero]
-        here = self.pos[player][self.hero]
+        hero, here = self._mover(player)
+        name = HEROES[hero]
         found: list[Action] = [Step(name, SIDE_NAMES[s]) for s in SIDES
                                if self.grid.open_between(here, s)]
-        if self.hero == CHIEF:
+        if hero == CHIEF:
             found += [Steal(p, HEROES[h]) for p, h in self.heroes_at(here) if h != CHIEF]
         else:
             found += [Take(k) for k in sorted(set(self.loose.get(here, ())))]
@@ -535,7 +553,7 @@ class AztekzState(State):
     def placements(self) -> list[Action]:
         """The legal placements of the drawn card, one per distinct orientation of each cell."""
         if self.phase == SETUP and not self.grid.cells:
-            return [Place(0, 0, r) for r, _ in self.comp.orientations[self.card]]
+            return [Place(0, 0, r) for r, _ in self.comp.orientations[self._drawn()]]
         if self.scare is not None:
             cells = [self.scare]
         else:
@@ -548,7 +566,7 @@ class AztekzState(State):
 
     def _frontier(self) -> list[Cell]:
         """The empty cells next to a card within the 5 x 5 bound (cached per labyrinth)."""
-        found = self._cache.get("frontier")
+        found: list[Cell] | None = self._cache.get("frontier")
         if found is None:
             found = self._cache["frontier"] = self.grid.frontier()
         return found
@@ -557,11 +575,12 @@ class AztekzState(State):
         """`grid.bounds()`, cached per labyrinth."""
         if "bounds" not in self._cache:
             self._cache["bounds"] = self.grid.bounds()
-        return self._cache["bounds"]
+        bounds: tuple[int, int, int, int] | None = self._cache["bounds"]
+        return bounds
 
     def _labels(self, cell: Cell, mask: int) -> dict[Cell, Cell]:
         """Each card's connected component (named by one of its cells) with `mask` at `cell`."""
-        found = self._cache.get((cell, mask))
+        found: dict[Cell, Cell] | None = self._cache.get((cell, mask))
         if found is None:
             cells = self.grid.with_cell(cell, mask)
             found = self._cache[(cell, mask)] = {}
@@ -570,10 +589,10 @@ class AztekzState(State):
                     found.update(dict.fromkeys(self.grid.distances(start, cells=cells), start))
         return found
 
-    def _rotations_at(self, cell: Cell, moved: dict | None = None, scared: bool = False) -> list[int]:
+    def _rotations_at(self, cell: Cell, moved: Moved | None = None, scared: bool = False) -> list[int]:
         """The rotations of the drawn card that may be placed at `cell` (distinct orientations)."""
         facing = self._facing(cell)
-        options = [(r, m) for r, m in self.comp.orientations[self.card] if m & facing]
+        options = [(r, m) for r, m in self.comp.orientations[self._drawn()] if m & facing]
         if not options:
             return []
         # With every side walled the card cuts the most paths: if no chief is cut off then,
@@ -621,7 +640,7 @@ class AztekzState(State):
         found = self._chosen(action.hero)
         if found:
             return found
-        here = self.pos[player][self.hero]
+        _, here = self._mover(player)
         side = SIDE_OF[action.side]
         there = neighbour(here, side)
         if self.hero == CHIEF and self.steps >= self.comp.chief_steps:
@@ -638,7 +657,7 @@ class AztekzState(State):
             found.append(_v("move/capacity", f"card {key(there)} already holds "
                             f"{self.comp.max_heroes_per_card} heroes", cell=key(there)))
         if not found and self.scare is not None:
-            found += self._commitment_problems(player, there, self.steps + 1)
+            found += self._commitment_problems(player, there, self.steps + 1, self.scare)
         return found
 
     def _slave_problems(self, action: Action) -> list[Violation]:
@@ -653,8 +672,8 @@ class AztekzState(State):
         found = self._slave_problems(action)
         if found:
             return found
-        here = self.pos[player][self.hero]
-        carried = self.carry[player][self.hero]
+        hero, here = self._mover(player)
+        carried = self.carry[player][hero]
         if action.soul not in self.loose.get(here, ()):
             found.append(_v("take/from-card", f"no {action.soul} soul lies on card {key(here)}",
                             lying=list(self.loose.get(here, ()))))
@@ -671,9 +690,10 @@ class AztekzState(State):
         found = self._slave_problems(action)
         if found:
             return found
-        if not self.carry[player][self.hero]:
+        hero, here = self._mover(player)
+        if not self.carry[player][hero]:
             return [_v("drop/whole-pile", "the slave carries no souls")]
-        if self.scare == self.pos[player][self.hero]:
+        if self.scare == here:
             found.append(_v("scare/move-on-and-cover", "the scared card must stay empty for the "
                             "card to be placed on it", cell=key(self.scare)))
         return found
@@ -683,28 +703,28 @@ class AztekzState(State):
         found = self._slave_problems(action)
         if found:
             return found
-        here = self.pos[player][self.hero]
+        hero, here = self._mover(player)
         if self.scare is not None:
             return [_v("scare/move-on-and-cover", f"souls were already scared from "
                        f"{key(self.scare)}; the card goes there", cell=key(self.scare))]
         if not self.souls_on(here):
             return [_v("scare/all-souls", f"no souls on card {key(here)} to scare away")]
-        others = [f"{p}.{HEROES[h]}" for p, h in self.heroes_at(here) if (p, h) != (player, self.hero)]
+        others = [f"{p}.{HEROES[h]}" for p, h in self.heroes_at(here) if (p, h) != (player, hero)]
         if others:
             return [_v("scare/move-on-and-cover", f"{', '.join(others)} stand on {key(here)}: "
                        "the card could not be placed on it", heroes=others)]
-        return self._commitment_problems(player, here, self.steps, scare=here)
+        return self._commitment_problems(player, here, self.steps, here)
 
     def _give_problems(self, action: Give, player: int) -> list[Violation]:
         """Rules ``aztekz/give/same-card`` and ``aztekz/give/two-or-more``."""
         found = self._slave_problems(action)
         if found:
             return found
-        here = self.pos[player][self.hero]
+        hero, here = self._mover(player)
         if self.pos[player][CHIEF] != here:
             found.append(_v("give/same-card", f"the chief is on {key(self.pos[player][CHIEF])}, "
                             f"not on {key(here)}"))
-        carried = self.carry[player][self.hero]
+        carried = self.carry[player][hero]
         if not carried or carried[1] < 2:
             found.append(_v("give/two-or-more", "the slave must carry at least two souls",
                             carried=carried[1] if carried else 0))
@@ -740,23 +760,23 @@ class AztekzState(State):
         """Rule ``aztekz/scare/move-on-and-cover``: after a scare the slave must have moved on."""
         if self.scare is None:
             return []
-        return self._commitment_problems(player, self.pos[player][self.hero], None)
+        return self._commitment_problems(player, self._mover(player)[1], None, self.scare)
 
     def _commitment_problems(self, player: int, at: Cell, steps: int | None,
-                             scare: Cell | None = None) -> list[Violation]:
+                             target: Cell) -> list[Violation]:
         """Rule ``aztekz/scare/move-on-and-cover`` for a slave that is (or will be) at `at`.
 
         After a scare the slave must end its move on another card and the drawn card must then be
-        placed on the scared one. `steps` is how many steps the slave will have made at `at`
-        (None: the move ends there). Legal when some way to finish the move keeps that possible.
+        placed on the scared one, `target`. `steps` is how many steps the slave will have made at
+        `at` (None: the move ends there). Legal when some way to finish the move keeps that possible.
         """
-        target = self.scare if scare is None else scare
+        hero, _ = self._mover(player)
         left = 0 if steps is None else self.comp.slave_steps - steps
         moved = False
         for end in self._reachable(player, at, left):
             if end != target:
                 moved = True
-                if self._rotations_at(target, {(player, self.hero): end}, scared=True):
+                if self._rotations_at(target, {(player, hero): end}, scared=True):
                     return []
         if not moved:
             why = f"the slave cannot move on from {key(target)}"
@@ -768,7 +788,7 @@ class AztekzState(State):
         """The cards the chosen hero could reach from `start` in up to `steps` steps, nearest
         first (lazily: callers stop at the first that suits), never through a full card."""
         counts = self.hero_counts()
-        counts[self.pos[player][self.hero]] -= 1  # the hero itself moves on
+        counts[self._mover(player)[1]] -= 1  # the hero itself moves on
         full = self.comp.max_heroes_per_card
         dist, queue = {start: 0}, deque([start])
         while queue:
@@ -790,9 +810,9 @@ class AztekzState(State):
         if self.scare is not None and cell != self.scare:
             return [_v("scare/move-on-and-cover", f"souls were scared from {key(self.scare)}: the "
                        f"card must be placed there, not on {key(cell)}", cell=key(self.scare))]
-        return self._place_problems(cell, self.comp.sides(self.card, action.rotation))
+        return self._place_problems(cell, self.comp.sides(self._drawn(), action.rotation))
 
-    def _place_problems(self, cell: Cell, mask: int, moved: dict | None = None,
+    def _place_problems(self, cell: Cell, mask: int, moved: Moved | None = None,
                         scared: bool = False, chiefs_safe: bool = False) -> list[Violation]:
         """Every placing rule that the drawn card with open sides `mask` at `cell` breaks.
 
@@ -829,7 +849,7 @@ class AztekzState(State):
                                 "from both slaves", players=cut))
         return found
 
-    def _cut_off(self, cell: Cell, mask: int, moved: dict) -> list[int]:
+    def _cut_off(self, cell: Cell, mask: int, moved: Moved) -> list[int]:
         """Rule ``aztekz/place/chiefs``: players whose chief reaches neither slave with `mask` at `cell`."""
         where = [[moved.get((p, h), self.pos[p][h]) for h in range(3)] for p in range(self.num_players)]
         # A chief on a slave's card is never cut off; if every chief is, skip the search.
@@ -837,7 +857,9 @@ class AztekzState(State):
         if not apart:
             return []
         labels = self._labels(cell, mask)
-        return [p for p in apart if labels[where[p][0]] not in {labels[c] for c in where[p][1:]}]
+        # Heroes not placed yet (all three of a player: None) are never apart.
+        return [p for p in apart if (chief := where[p][0]) is not None
+                and labels[chief] not in {labels[c] for c in where[p][1:] if c is not None}]
 
     def _return_problems(self, action: Return, player: int) -> list[Violation]:
         """Rule ``aztekz/place/compulsory``: return only an unplaceable card, or any once 5 x 5 show."""
@@ -856,44 +878,47 @@ class AztekzState(State):
     # -- applying -----------------------------------------------------------------------------
     def _apply(self, action: Action, player: int) -> list[Event]:
         name = "_do_" + action.kind
-        return getattr(self, name)(action, player)
+        events: list[Event] = getattr(self, name)(action, player)
+        return events
 
     def _do_select(self, action: Select, player: int) -> list[Event]:
         self.hero = HEROES.index(action.hero)
         return [Event("chose", player, {"hero": action.hero})]
 
     def _do_step(self, action: Step, player: int) -> list[Event]:
-        here = self.pos[player][self.hero]
+        hero, here = self._mover(player)
         there = neighbour(here, SIDE_OF[action.side])
-        self.pos[player][self.hero] = there
+        self.pos[player][hero] = there
         self.steps += 1
         return [Event("stepped", player, {"hero": action.hero, "from": key(here), "to": key(there)})]
 
     def _do_take(self, action: Take, player: int) -> list[Event]:
-        here = self.pos[player][self.hero]
+        hero, here = self._mover(player)
         lying = self.loose[here]
         lying.remove(action.soul)
         if not lying:
             del self.loose[here]
-        carried = self.carry[player][self.hero]
-        self.carry[player][self.hero] = (action.soul, (carried[1] if carried else 0) + 1)
+        carried = self.carry[player][hero]
+        self.carry[player][hero] = (action.soul, (carried[1] if carried else 0) + 1)
         return [Event("took", player, {"soul": action.soul, "cell": key(here)})]
 
     def _do_drop(self, action: Drop, player: int) -> list[Event]:
-        here = self.pos[player][self.hero]
-        soul, n = self.carry[player][self.hero]
-        self.carry[player][self.hero] = None
+        hero, here = self._mover(player)
+        carried = self.carry[player][hero]
+        assert carried is not None, "the checks let only a slave that carries souls drop them"
+        soul, n = carried
+        self.carry[player][hero] = None
         self.loose.setdefault(here, []).extend([soul] * n)
         if (here, soul) not in self.dropped:
             self.dropped.append((here, soul))
         return [Event("dropped", player, {"soul": soul, "count": n, "cell": key(here)})]
 
     def _do_scare(self, action: Scare, player: int) -> list[Event]:
-        here = self.pos[player][self.hero]
+        _, here = self._mover(player)
         gone = self.loose.pop(here, [])
         for p, h in self.heroes_at(here):
-            if self.carry[p][h]:
-                soul, n = self.carry[p][h]
+            if carried := self.carry[p][h]:
+                soul, n = carried
                 gone += [soul] * n
                 self.carry[p][h] = None
         # Face down at the bottom of the supply, where everyone saw them go (assumption).
@@ -903,7 +928,7 @@ class AztekzState(State):
         return [Event("scared", player, {"cell": key(here), "souls": gone})]
 
     def _do_give(self, action: Give, player: int) -> list[Event]:
-        return self._bank(player, player, self.hero, "gave")
+        return self._bank(player, player, self._mover(player)[0], "gave")
 
     def _do_steal(self, action: Steal, player: int) -> list[Event]:
         self.thefts += 1
@@ -911,7 +936,9 @@ class AztekzState(State):
 
     def _bank(self, player: int, owner: int, hero: int, what: str) -> list[Event]:
         """Rule ``aztekz/piles/never-merge``: a slave's pile becomes a new pile of `player`."""
-        soul, n = self.carry[owner][hero]
+        carried = self.carry[owner][hero]
+        assert carried is not None, "the checks let only a pile of two or more go"
+        soul, n = carried
         self.carry[owner][hero] = None
         self.piles[player].append((soul, n))
         return [Event(what, player, {"from": f"{owner}.{HEROES[hero]}", "soul": soul, "count": n})]
@@ -925,9 +952,10 @@ class AztekzState(State):
 
     def _place(self, cell: Cell, rotation: int, player: int) -> list[Event]:
         """Rules ``aztekz/place/soul`` and ``aztekz/setup/heroes``: the card, then what goes on it."""
-        self.grid.place(cell, self.comp.sides(self.card, rotation))
+        card = self._drawn()
+        self.grid.place(cell, self.comp.sides(card, rotation))
         self._cache = {}
-        self.stacks.setdefault(cell, []).append(self.card)
+        self.stacks.setdefault(cell, []).append(card)
         if self.phase == SETUP:
             self.pos[player] = [cell, cell, cell]
         elif self.soul is not None:
@@ -937,7 +965,7 @@ class AztekzState(State):
         return events + self._next_turn(placed=True)
 
     def _do_return(self, action: Return, player: int) -> list[Event]:
-        self.deck.put_bottom(self.card)
+        self.deck.put_bottom(self._drawn())
         self.deck_known += 1
         if self.soul is not None:
             self.supply.put_bottom(self.soul)
@@ -1056,7 +1084,7 @@ class AztekzState(State):
         grid = self._cache.get("grid-text")
         if grid is None:
             grid = self._cache["grid-text"] = orjson.Fragment(dumps(self._grid_json()))
-        data.update(components=self.comp.json_fragment, grid=grid,  # type: ignore[attr-defined]
+        data.update(components=self.comp.json_fragment, grid=grid,
                     history=orjson.Fragment(self.history_json()))
         return dumps(data)
 
@@ -1112,7 +1140,8 @@ class AztekzState(State):
         return draw_state(self, ax=ax, reveal=reveal, **options)
 
 
-_CHECKS = {
+# Each check takes its own action class (the table is keyed by it), hence Any for the action.
+_CHECKS: dict[type[Action], Callable[[AztekzState, Any, int], list[Violation]]] = {
     Select: AztekzState._hero_problems, Step: AztekzState._step_problems,
     Take: AztekzState._take_problems, Drop: AztekzState._drop_problems,
     Scare: AztekzState._scare_problems, Give: AztekzState._give_problems,

@@ -49,13 +49,15 @@ place.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 from numba.core import cgutils
 from numba.extending import intrinsic
+from numpy.typing import NDArray
 
 from games.aztekz.components import HEROES, Components
 from games.aztekz.rules import (
@@ -77,7 +79,9 @@ from games.aztekz.rules import (
 )
 from geomsim.discrete import SIDE_NAMES, SIDES
 from geomsim.compiled import compiling
-from geomsim.rules import Action, Playouts, playout_seed
+from geomsim.rules import Action, Playouts, State, playout_seed
+
+Ints = NDArray[np.int64]  # every array of the layout below
 
 # Phases.
 PH_SETUP, PH_MOVE, PH_PLACE, PH_OVER = 0, 1, 2, 3
@@ -111,10 +115,11 @@ MAX_ACTIONS = 1024  # more than the placements of a card: 4 orientations of each
 
 # The arrays of a game, in the order `play_batch` takes them (after `par` and `table`).
 STATE_ARRAYS = ("cells", "loose", "heroes", "deck", "supply", "sc")
+KernelInputs = tuple[Ints, Ints, Ints, Ints, Ints, Ints, Ints, Ints]  # par, table, STATE_ARRAYS
 
 
 # -- encoding -----------------------------------------------------------------------------------
-def params(comp: Components) -> np.ndarray:
+def params(comp: Components) -> Ints:
     """The numbers of the rules the kernel needs, as `par`."""
     if len(comp.soul_kinds) > MAX_KINDS:
         raise ValueError(f"aztekz playouts: at most {MAX_KINDS} soul kinds, not {len(comp.soul_kinds)}")
@@ -124,10 +129,10 @@ def params(comp: Components) -> np.ndarray:
                      comp.thefts_per_turn, stall, len(comp.soul_kinds)], dtype=np.int64)
 
 
-def card_table(comp: Components) -> np.ndarray:
+def card_table(comp: Components) -> Ints:
     """`table`: per card id, its masks by rotation and its distinct orientations."""
     table = np.zeros((comp.cards, 13), dtype=np.int64)
-    for c, options in enumerate(comp.orientations):  # type: ignore[attr-defined]
+    for c, options in enumerate(comp.orientations):
         table[c, T_MASK:T_MASK + 4] = [comp.sides(c, r) for r in range(4)]
         table[c, T_ORIENTATIONS] = len(options)
         for i, (r, m) in enumerate(options):
@@ -135,19 +140,19 @@ def card_table(comp: Components) -> np.ndarray:
     return table
 
 
-_TABLES: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+_TABLES: dict[str, tuple[Ints, Ints]] = {}
 
 
-def tables(comp: Components) -> tuple[np.ndarray, np.ndarray]:
+def tables(comp: Components) -> tuple[Ints, Ints]:
     """`par` and `table` of `comp`, made once per set of components (the kernel only reads
     them; a bot's rollouts call the kernel once per state)."""
-    key = comp.json_text  # type: ignore[attr-defined]
+    key = comp.json_text
     if key not in _TABLES:
         _TABLES[key] = params(comp), card_table(comp)
     return _TABLES[key]
 
 
-def encode(state: AztekzState) -> dict[str, np.ndarray]:
+def encode(state: AztekzState) -> dict[str, Ints]:
     """The arrays of the layout above for `state` (any moment of a game; it is left unchanged)."""
     comp = state.comp
     g, w = comp.grid_size, 2 * comp.grid_size + 1
@@ -180,9 +185,9 @@ def encode(state: AztekzState) -> dict[str, np.ndarray]:
             heroes[H_POS, p, h] = index(state.pos[p][h])
             if state.pos[p][h] is not None:
                 cells[HCOUNT, index(state.pos[p][h])] += 1
-            if state.carry[p][h]:
-                heroes[H_KIND, p, h] = kinds[state.carry[p][h][0]]
-                heroes[H_N, p, h] = state.carry[p][h][1]
+            if carried := state.carry[p][h]:
+                heroes[H_KIND, p, h] = kinds[carried[0]]
+                heroes[H_N, p, h] = carried[1]
     deck = np.zeros(comp.cards, dtype=np.int64)
     deck[:len(state.deck)] = state.deck.cards
     supply = np.zeros(souls, dtype=np.int64)
@@ -205,7 +210,7 @@ def encode(state: AztekzState) -> dict[str, np.ndarray]:
 
 
 @lru_cache(maxsize=8)
-def decoder(grid_size: int, soul_kinds: tuple[str, ...]):
+def decoder(grid_size: int, soul_kinds: tuple[str, ...]) -> Callable[[int], Action]:
     """`decode(code) -> Action` for components of that grid size and those soul kinds."""
     g, w = grid_size, 2 * grid_size + 1
 
@@ -230,7 +235,7 @@ def decoder(grid_size: int, soul_kinds: tuple[str, ...]):
     return decode
 
 
-def kernel_inputs(states: Sequence[AztekzState]) -> tuple:
+def kernel_inputs(states: Sequence[AztekzState]) -> KernelInputs:
     """The arguments of `play_batch` but the seed: tables of the components, then the encoded
     states stacked (`ValueError` unless the states share components and number of players)."""
     if not states:
@@ -241,52 +246,62 @@ def kernel_inputs(states: Sequence[AztekzState]) -> tuple:
     if any(s.num_players != players for s in states):
         raise ValueError("aztekz playouts: all states of a batch must have as many players")
     coded = [encode(s) for s in states]
-    return (*tables(comp), *(np.stack([c[name] for c in coded]) for name in STATE_ARRAYS))
+    cells, loose, heroes, deck, supply, sc = (np.stack([c[name] for c in coded]) for name in STATE_ARRAYS)
+    return (*tables(comp), cells, loose, heroes, deck, supply, sc)
 
 
-def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
+def random_playouts(states: Sequence[State], seed: int = 0) -> Playouts:
     """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
-    inputs = kernel_inputs(states)
+    batch = [s for s in states if isinstance(s, AztekzState)]
+    if len(batch) != len(states):
+        raise ValueError("aztekz playouts: a batch holds Aztekz states only")
+    inputs = kernel_inputs(batch)
     with compiling("the Aztekz random player", play_batch):
         log, offsets, final = play_batch(*inputs, np.int64(playout_seed(seed, "aztekz")))
-    comp, players = states[0].comp, states[0].num_players
+    comp, players = batch[0].comp, batch[0].num_players
     points = final[:, S_POINTS:S_POINTS + players]
     collected = final[:, S_COLLECTED:S_COLLECTED + players]
     return Playouts(scores=points.astype(float), winners=winners(points, collected),
                     log=log, offsets=offsets, decode=decoder(comp.grid_size, comp.soul_kinds))
 
 
-def winners(points: np.ndarray, collected: np.ndarray) -> np.ndarray:
+def winners(points: Ints, collected: Ints) -> NDArray[np.bool_]:
     """Rule ``aztekz/score/tie``: most points, then most souls collected; still tied share."""
     top = points == points.max(axis=1, keepdims=True)
     most = np.where(top, collected, -1).max(axis=1, keepdims=True)
-    return top & (collected == most)
+    found: NDArray[np.bool_] = top & (collected == most)
+    return found
 
 
 # -- the kernel: arrays without reference counts -----------------------------------------------
-@intrinsic
-def borrowed(typingctx, array):
-    """`array` without its reference count (a null meminfo): numba then skips the atomic counts
-    on every call that passes it. Only for arrays that the caller keeps alive meanwhile."""
+if TYPE_CHECKING:
+    def borrowed(array: Ints) -> Ints:
+        """`array` as a kernel sees the intrinsic below return it (numba's stubs type the
+        intrinsic's typing function, which takes the typing context first)."""
+else:
+    @intrinsic
+    def borrowed(typingctx, array):
+        """`array` without its reference count (a null meminfo): numba then skips the atomic counts
+        on every call that passes it. Only for arrays that the caller keeps alive meanwhile."""
 
-    def codegen(context, builder, signature, args):
-        view = context.make_array(array)(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
-        return view._getvalue()
+        def codegen(context, builder, signature, args):
+            view = context.make_array(array)(context, builder, value=args[0])
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)
+            view.parent = cgutils.get_null_value(view.parent.type)
+            return view._getvalue()
 
-    return array(array), codegen
+        return array(array), codegen
 
 
 # -- the kernel: small queries ------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def opposite(side):
+def opposite(side: int) -> int:
     """The side facing `side` across a cell border (N <-> S, E <-> W)."""
     return ((side << 2) | (side >> 2)) & 15
 
 
 @numba.njit(cache=True, inline="always")
-def delta(side, w):
+def delta(side: int, w: int) -> int:
     """The index step across `side` (N is +y, a row up)."""
     if side == 1:
         return w
@@ -298,7 +313,7 @@ def delta(side, w):
 
 
 @numba.njit(cache=True)
-def facing(cells, w, cell):
+def facing(cells: Ints, w: int, cell: int) -> int:
     """The sides of `cell` beyond which a card has an open side facing it."""
     found = 0
     for i in range(4):
@@ -310,34 +325,36 @@ def facing(cells, w, cell):
 
 
 @numba.njit(cache=True)
-def open_between(cells, w, cell, side):
+def open_between(cells: Ints, w: int, cell: int, side: int) -> bool:
     """True when a hero may step from the card `cell` across `side`."""
+    here: int
+    there: int
     here, there = cells[GRID, cell], cells[GRID, cell + delta(side, w)]
     return here >= 0 and there >= 0 and (here & side) != 0 and (there & opposite(side)) != 0
 
 
 @numba.njit(cache=True)
-def within_bound(sc, g, w, cell):
+def within_bound(sc: Ints, g: int, w: int, cell: int) -> bool:
     """True when a card at `cell` keeps the pyramid area within g x g (rule place/bound)."""
     if sc[S_CELLS] == 0:
         return True
     x, y = cell % w - g, cell // w - g
-    width = max(sc[S_MAXX], x) - min(sc[S_MINX], x) + 1
-    height = max(sc[S_MAXY], y) - min(sc[S_MINY], y) + 1
+    width: int = max(sc[S_MAXX], x) - min(sc[S_MINX], x) + 1
+    height: int = max(sc[S_MAXY], y) - min(sc[S_MINY], y) + 1
     return width <= g and height <= g
 
 
 @numba.njit(cache=True, inline="always")
-def hero_at(heroes, p, h, mp, mh, mc):
+def hero_at(heroes: Ints, p: int, h: int, mp: int, mh: int, mc: int) -> int:
     """Where hero (p, h) stands, with hero (mp, mh) moved to `mc` (mp = -1: none moved)."""
     if p == mp and h == mh:
         return mc
-    return heroes[H_POS, p, h]
+    return heroes[H_POS, p, h]  # type: ignore[no-any-return]  # numpy's stubs: an element is Any
 
 
 # -- the kernel: the cut-off rule -----------------------------------------------------------------
 @numba.njit(cache=True)
-def label_walled(cells, w, ncards, walled):
+def label_walled(cells: Ints, w: int, ncards: int, walled: int) -> None:
     """Row LABEL: each card's component of the labyrinth with the card at `walled` walled all
     round (a component number; the walled card is alone in its own)."""
     for i in range(ncards):
@@ -366,7 +383,7 @@ def label_walled(cells, w, ncards, walled):
 
 
 @numba.njit(cache=True)
-def some_chief_apart(heroes, players, mp, mh, mc):
+def some_chief_apart(heroes: Ints, players: int, mp: int, mh: int, mc: int) -> bool:
     """True when some chief stands on neither of his slaves' cards (only those can be cut off)."""
     for p in range(players):
         chief = hero_at(heroes, p, 0, mp, mh, mc)
@@ -376,7 +393,8 @@ def some_chief_apart(heroes, players, mp, mh, mc):
 
 
 @numba.njit(cache=True)
-def chief_cut_off(cells, heroes, w, cell, mask, open_to, players, mp, mh, mc):
+def chief_cut_off(cells: Ints, heroes: Ints, w: int, cell: int, mask: int, open_to: int, players: int,
+                  mp: int, mh: int, mc: int) -> bool:
     """Rule place/chiefs: True when a card with `mask` at `cell` (no hero on it) leaves some chief
     without a path to either slave. Row LABEL holds the components with `cell` walled; the card
     joins those beyond its open sides that face open sides (`open_to`, the facing sides)."""
@@ -407,7 +425,8 @@ def chief_cut_off(cells, heroes, w, cell, mask, open_to, players, mp, mh, mc):
 
 # -- the kernel: placements ---------------------------------------------------------------------
 @numba.njit(cache=True)
-def fitting_orientations(par, table, cells, heroes, sc, cell, mp, mh, mc, scared):
+def fitting_orientations(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, cell: int, mp: int,
+                         mh: int, mc: int, scared: bool) -> int:
     """The orientations (bit o: the card's distinct orientation o) in which the drawn card may
     be placed at `cell`, hero (mp, mh) standing at `mc` (mp = -1: as they stand), the card's
     souls scared away if `scared`. Rules place/bound, place/cover-empty, place/connect and
@@ -440,7 +459,8 @@ def fitting_orientations(par, table, cells, heroes, sc, cell, mp, mh, mc, scared
 
 
 @numba.njit(cache=True)
-def add_placements(par, table, cells, heroes, sc, acts, n, cell):
+def add_placements(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, acts: Ints, n: int,
+                   cell: int) -> int:
     """Append the legal placements at `cell` to `acts[n:]` as action codes; return the count."""
     if cells[GRID, cell] < 0 and facing(cells, par[P_W], cell) == 0:
         return n  # not next to a card: nothing to check
@@ -453,7 +473,7 @@ def add_placements(par, table, cells, heroes, sc, acts, n, cell):
 
 
 @numba.njit(cache=True)
-def placements(par, table, cells, heroes, sc, acts):
+def placements(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, acts: Ints) -> int:
     """The legal placements (and return) as action codes in `acts`; return their count."""
     g, w = par[P_G], par[P_W]
     n = 0
@@ -480,7 +500,8 @@ def placements(par, table, cells, heroes, sc, acts):
 
 # -- the kernel: the move phase ------------------------------------------------------------------
 @numba.njit(cache=True)
-def can_cover_scared(par, table, cells, heroes, sc, player, at, left, target):
+def can_cover_scared(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, player: int, at: int,
+                     left: int, target: int) -> bool:
     """Rule scare/move-on-and-cover: True when the moving slave, at `at` with `left` steps to
     go, can end its move on a card other than `target` from which the drawn card may be placed on
     the emptied `target` (cards reachable without passing a full card, as `_reachable`)."""
@@ -509,7 +530,7 @@ def can_cover_scared(par, table, cells, heroes, sc, player, at, left, target):
 
 
 @numba.njit(cache=True)
-def move_actions(par, table, cells, loose, heroes, sc, acts):
+def move_actions(par: Ints, table: Ints, cells: Ints, loose: Ints, heroes: Ints, sc: Ints, acts: Ints) -> int:
     """The legal actions of the move phase as codes in `acts`; return their count."""
     player, hero = sc[S_TURN], sc[S_HERO]
     if hero < 0:  # rule move/one-hero: choose a hero, or move none
@@ -566,23 +587,23 @@ def move_actions(par, table, cells, loose, heroes, sc, acts):
 
 # -- the kernel: applying ------------------------------------------------------------------------
 @numba.njit(cache=True)
-def put_bottom(pile, sc, head_at, count_at, item):
+def put_bottom(pile: Ints, sc: Ints, head_at: int, count_at: int, item: int) -> None:
     """Put `item` at the bottom of a ring-buffer pile (deck or supply)."""
     pile[(sc[head_at] + sc[count_at]) % len(pile)] = item
     sc[count_at] += 1
 
 
 @numba.njit(cache=True)
-def draw_top(pile, sc, head_at, count_at):
+def draw_top(pile: Ints, sc: Ints, head_at: int, count_at: int) -> int:
     """Take the top of a ring-buffer pile."""
-    item = pile[sc[head_at]]
+    item: int = pile[sc[head_at]]
     sc[head_at] = (sc[head_at] + 1) % len(pile)
     sc[count_at] -= 1
     return item
 
 
 @numba.njit(cache=True)
-def next_turn(par, cells, deck, supply, sc, placed):
+def next_turn(par: Ints, cells: Ints, deck: Ints, supply: Ints, sc: Ints, placed: bool) -> None:
     """Rules end/last-card, end/stall, turn/clockwise and draw/card-and-soul (as `_next_turn`)."""
     sc[S_STALL] = 0 if placed else sc[S_STALL] + 1
     sc[S_CARD] = sc[S_SOUL] = sc[S_HERO] = sc[S_SCARE] = -1
@@ -607,7 +628,8 @@ def next_turn(par, cells, deck, supply, sc, placed):
 
 
 @numba.njit(cache=True)
-def place_card(par, table, cells, loose, heroes, sc, cell, rotation):
+def place_card(par: Ints, table: Ints, cells: Ints, loose: Ints, heroes: Ints, sc: Ints, cell: int,
+               rotation: int) -> None:
     """Rules place/soul and setup/heroes: the drawn card goes to `cell`, then what goes on it."""
     g, w, player = par[P_G], par[P_W], sc[S_TURN]
     if cells[GRID, cell] < 0:
@@ -631,7 +653,7 @@ def place_card(par, table, cells, loose, heroes, sc, cell, rotation):
 
 
 @numba.njit(cache=True)
-def scare_souls(cells, loose, heroes, supply, sc, cell):
+def scare_souls(cells: Ints, loose: Ints, heroes: Ints, supply: Ints, sc: Ints, cell: int) -> None:
     """Rule scare/all-souls: the souls lying on `cell`, then those carried there (player, hero
     order), go face down to the bottom of the supply."""
     for i in range(cells[LOOSE_N, cell]):
@@ -647,7 +669,7 @@ def scare_souls(cells, loose, heroes, supply, sc, cell):
 
 
 @numba.njit(cache=True)
-def bank(heroes, sc, player, owner, slave):
+def bank(heroes: Ints, sc: Ints, player: int, owner: int, slave: int) -> None:
     """Rule piles/never-merge: a slave's pile becomes a new pile of `player` (kept as sums)."""
     n = heroes[H_N, owner, slave]
     sc[S_POINTS + player] += n - 1
@@ -656,7 +678,7 @@ def bank(heroes, sc, player, owner, slave):
 
 
 @numba.njit(cache=True)
-def apply_move(par, cells, loose, heroes, supply, sc, code):
+def apply_move(par: Ints, cells: Ints, loose: Ints, heroes: Ints, supply: Ints, sc: Ints, code: int) -> None:
     """Carry out a move-phase action (rules.py `_do_*`)."""
     player, hero = sc[S_TURN], sc[S_HERO]
     if code < A_STEP:
@@ -700,7 +722,7 @@ def apply_move(par, cells, loose, heroes, supply, sc, code):
 
 # -- the kernel: whole games ---------------------------------------------------------------------
 @numba.njit(cache=True)
-def grown(log):
+def grown(log: Ints) -> Ints:
     """`log` with twice the rows (the first ones copied)."""
     bigger = np.zeros((2 * log.shape[0], 3), dtype=np.int64)
     bigger[:log.shape[0]] = log
@@ -708,7 +730,8 @@ def grown(log):
 
 
 @numba.njit(cache=True)
-def play_game(par, table, cells, loose, heroes, deck, supply, sc, acts, log, k):
+def play_game(par: Ints, table: Ints, cells: Ints, loose: Ints, heroes: Ints, deck: Ints, supply: Ints,
+              sc: Ints, acts: Ints, log: Ints, k: int) -> tuple[Ints, int]:
     """Play one game to the end from the arrays given (changed in place), logging each decision
     (player, code, number of legal actions) from row `k`; return the log and its next row."""
     par, table, cells, loose = borrowed(par), borrowed(table), borrowed(cells), borrowed(loose)
@@ -739,7 +762,8 @@ def play_game(par, table, cells, loose, heroes, deck, supply, sc, acts, log, k):
 
 
 @numba.njit(cache=True)
-def play_batch(par, table, cells, loose, heroes, deck, supply, sc, seed):
+def play_batch(par: Ints, table: Ints, cells: Ints, loose: Ints, heroes: Ints, deck: Ints, supply: Ints,
+               sc: Ints, seed: np.int64) -> tuple[Ints, Ints, Ints]:
     """Play every game of a batch (arrays stacked along axis 0, left unchanged) to the end with
     numba's generator seeded by `seed`; return the log, the offsets and the final scalars (with
     the players' points and souls collected)."""

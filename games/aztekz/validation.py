@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 import msgspec
 from msgspec import Meta
 
+from games.aztekz.components import SLAVES
 from geomsim.reading import index, require, same_items
 
 if TYPE_CHECKING:
@@ -150,6 +151,7 @@ def _check_turn(state: AztekzState) -> None:
         require(all(c is not None for row in state.pos for c in row), "heroes", "every hero stands on a card in play")
     if state.scare is not None:
         require(state.scare in state.grid.cells, "scare", "the scared card is a card of the grid")
+        require(state.hero in SLAVES, "scare", "souls are scared by the slave chosen this turn")
     for i, (cell, soul) in enumerate(state.dropped):
         require(cell in state.grid.cells, f"dropped[{i}][0]", "a card of the grid")
         require(soul in state.comp.soul_kinds, f"dropped[{i}][1]", f"unknown soul kind {soul!r}")

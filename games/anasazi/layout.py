@@ -654,7 +654,8 @@ def load_setup(data: Mapping[str, Any] | Setup, check_setup: bool = True) -> Set
     return setup
 
 
-_VALID_TABLES = Recent(64)  # the tables that last passed `validate_table`
+# The tables that last passed `validate_table`.
+_VALID_TABLES: Recent[int, tuple[Table, bool]] = Recent(64)
 
 
 def _valid(table: Table) -> bool:

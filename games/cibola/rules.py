@@ -475,7 +475,8 @@ class CibolaState(State):
 
     def _set_movers(self) -> None:
         if self.stage == SEND:
-            self._movers = self.sealed.waiting()
+            # None only in a state read back without its send, which `check_stage` then refuses.
+            self._movers = self.sealed.waiting() if self.sealed else ()
         elif self.pending:
             self._movers = (self.pending[0][1],)
         else:

@@ -232,7 +232,7 @@ CHECK_SECONDS = 1.0
 LOCAL_TASKS_PER_WORKER = 2  # a task queued behind the running one: no worker waits for the next
 TAIL_TASKS_PER_THREAD = 2  # the last games of a batch go out in at least this many tasks a thread
 DASK_TASKS_PER_THREAD = 8  # Dask needs more to hide its round trips (benchmarks/README.md)
-DASK_TASK_SECONDS = 1.0  # a Dask task costs the client and scheduler about 7 ms of CPU
+DASK_TASK_SECONDS = 1.0  # a Dask task costs about 10-12 ms of CPU (client, scheduler, worker)
 
 
 def local_pool(workers: int, mp_context: Any = None) -> Pool:

@@ -35,8 +35,9 @@ class DataError(ValueError):
     limit it exceeds. One line: ``hands[2].red: expected an integer, got 'x'``."""
 
     def __init__(self, path: str, problem: str):
-        self.path, self.problem = path, problem
-        super().__init__(f"{path}: {problem}" if path else problem)
+        # A field named by the data may hold any character: the message stays one line.
+        self.path, self.problem = printable(path), printable(problem)
+        super().__init__(f"{self.path}: {self.problem}" if path else self.problem)
 
     def within(self, prefix: str) -> DataError:
         """The same error for data found at `prefix` (``history[3]``) of a larger document."""
@@ -185,6 +186,14 @@ def same_items(found: Iterable[Any], expected: Iterable[Any], path: str, what: s
 def short(value: Any, width: int = 60) -> str:
     """`repr(value)`, cut to `width` characters (errors stay one short line)."""
     return cut(repr(value), width)
+
+
+def printable(text: str) -> str:
+    """`text` with each character that is not printable (a line break, a NUL) escaped as in a
+    Python literal: ``"a\\nb"`` for a, line break, b."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def cut(text: str, width: int = 160) -> str:

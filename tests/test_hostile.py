@@ -214,6 +214,19 @@ def test_action_json_is_an_action_or_a_data_error(name, data):
     str(action)
 
 
+@pytest.mark.parametrize("name", ["anasazi", "cibola", "aztekz"])
+def test_a_field_named_by_the_data_is_shown_on_one_line(name):
+    """An unknown field whose name holds a line break or a NUL is named with them escaped: the
+    error stays one line (hypothesis found a field named "\\n" that broke it in two)."""
+    game = load_game(name)
+    kind = game.action_types[0].kind
+    for field, shown in (("\n", "\\n"), ("a\x00b", "a\\x00b"), ("é\r", "é\\r")):
+        with pytest.raises(DataError) as caught:
+            game.action_from_json({"kind": kind, field: 1})
+        assert str(caught.value).startswith(f"{shown}: unknown field of a {kind} action")
+        assert str(caught.value).isprintable()
+
+
 def test_huge_numbers_in_an_action_are_refused_by_name():
     from games.anasazi.actions import PlaceMarker
 

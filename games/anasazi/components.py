@@ -14,7 +14,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import shapely
 
@@ -169,7 +169,8 @@ class Pueblo:
     @property
     def polygon(self) -> shapely.Polygon:
         """The whole pueblo's outline."""
-        return shapely.union_all([s.polygon for s in self.sectors])
+        # The two sectors of a divided pueblo share their cut: their union is one polygon.
+        return cast(shapely.Polygon, shapely.union_all([s.polygon for s in self.sectors]))
 
     def to_json(self) -> dict[str, Any]:
         """The pueblo as JSON."""
@@ -226,6 +227,10 @@ class ExpeditionCamp:
                           f"expedition camp {eid} start"))
 
 
+# What a table's index holds, by (kind, id).
+Component = Mesa | Pueblo | Sector | ExpeditionCamp
+
+
 @dataclass(frozen=True)
 class Table:
     """The fixed geometry of one game: mesas, pueblos and expedition base camps."""
@@ -234,14 +239,15 @@ class Table:
     pueblos: tuple[Pueblo, ...]
     expedition_camps: tuple[ExpeditionCamp, ...]
     sizes: Sizes = field(default_factory=Sizes)
-    _index: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _index: dict[tuple[str, str], Component] = field(default_factory=dict, init=False,
+                                                     repr=False, compare=False)
     _sectors: tuple[Sector, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("mesas", "pueblos", "expedition_camps"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         object.__setattr__(self, "_sectors", tuple(s for p in self.pueblos for s in p.sectors))
-        index: dict[str, Any] = {}
+        index: dict[tuple[str, str], Component] = {}
         for kind, items in (("mesa", self.mesas), ("pueblo", self.pueblos),
                             ("expedition camp", self.expedition_camps),
                             ("sector", self._sectors)):
@@ -255,7 +261,7 @@ class Table:
                 raise ValueError(f"pueblo {p.id} lies on unknown mesa {p.mesa!r}")
         self._index.update(index)
 
-    def _get(self, kind: str, id: str) -> Any:
+    def _get(self, kind: str, id: str) -> Component:
         try:
             return self._index[(kind, id)]
         except KeyError:
@@ -263,19 +269,19 @@ class Table:
 
     def mesa(self, id: str) -> Mesa:
         """The mesa called `id`."""
-        return self._get("mesa", id)
+        return cast(Mesa, self._get("mesa", id))
 
     def pueblo(self, id: str) -> Pueblo:
         """The pueblo called `id`."""
-        return self._get("pueblo", id)
+        return cast(Pueblo, self._get("pueblo", id))
 
     def sector(self, id: str) -> Sector:
         """The sector called `id`."""
-        return self._get("sector", id)
+        return cast(Sector, self._get("sector", id))
 
     def expedition_camp(self, id: str) -> ExpeditionCamp:
         """The expedition base camp called `id`."""
-        return self._get("expedition camp", id)
+        return cast(ExpeditionCamp, self._get("expedition camp", id))
 
     @property
     def sectors(self) -> tuple[Sector, ...]:
@@ -308,7 +314,8 @@ class Table:
     @property
     def play_area(self) -> shapely.Polygon:
         """The play area as a polygon, for drawing (exact tests use `sizes.play_area_radius`)."""
-        return discs([0.0], [0.0], self.sizes.play_area_radius, quad_segs=64)[0]
+        area: shapely.Polygon = discs([0.0], [0.0], self.sizes.play_area_radius, quad_segs=64)[0]
+        return area
 
     def to_json(self) -> dict[str, Any]:
         """The table as JSON: sizes, mesas, pueblos, expedition camps."""

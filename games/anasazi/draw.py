@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 import shapely
@@ -20,8 +21,9 @@ from matplotlib.ft2font import FT2Font, LoadFlags
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
 
+from geomsim.geometry import Array, Pose
 from geomsim.plotting import draw_discs, draw_polygons, new_axes, scale_bar
-from games.anasazi.components import COLOURS, TRACK_SPACES, Setup, Sizes, TableView
+from games.anasazi.components import COLOURS, TRACK_SPACES, Pueblo, Setup, Sizes, TableView
 
 # Piece colours as printed: treasures and tower stickers.
 PIECE_COLOURS = {"red": "#c62828", "blue": "#1e63b5", "white": "#f7f5ef", "yellow": "#f2c21b"}
@@ -126,10 +128,12 @@ def _draw_expedition_camps(ax: Axes, setup: Setup) -> None:
 def _draw_contents(ax: Axes, setup: Setup, view: TableView, reveal: bool) -> None:
     """Towers (hidden as grey '?' unless revealed or known) and treasures on their sectors."""
     table, sizes = setup.table, setup.table.sizes
-    towers, treasures = [], []
+    # (sector, x, y, colour) of each piece
+    towers: list[tuple[str, float, float, str | None]] = []
+    treasures: list[tuple[str, float, float, str | None]] = []
     # A piece stands where the sector is widest: the centre of its largest inscribed circle.
     polys = [table.sector(sid).polygon for sid in view.contents]
-    centres = shapely.get_coordinates(
+    centres: Array | list[Array] = shapely.get_coordinates(
         shapely.get_point(shapely.maximum_inscribed_circle(polys, 0.2), 0)) if polys else []
     for (sid, (kind, colour)), (x, y) in zip(view.contents.items(), centres):
         (towers if kind == "tower" else treasures).append((sid, x, y, colour))
@@ -137,12 +141,14 @@ def _draw_contents(ax: Axes, setup: Setup, view: TableView, reveal: bool) -> Non
         half = sizes.treasure_size / 2
         draw_polygons(ax, [shapely.box(x - half, y - half, x + half, y + half)
                            for _, x, y, _ in treasures],
-                      facecolor=[PIECE_COLOURS[c] for *_, c in treasures], edgecolor="black",
-                      linewidth=0.6, zorder=3)
+                      # (a treasure's colour is always known)
+                      facecolor=[PIECE_COLOURS[cast(str, c)] for *_, c in treasures],
+                      edgecolor="black", linewidth=0.6, zorder=3)
     if towers:
         shown = [reveal or sid in view.known_towers for sid, *_ in towers]
-        colours = [PIECE_COLOURS[view.known_towers.get(sid, c) if not reveal else c] if s
-                   else HIDDEN_TOWER for (sid, *_, c), s in zip(towers, shown)]
+        # A tower shown is known, or revealed (a revealed view knows every colour).
+        colours = [PIECE_COLOURS[cast(str, view.known_towers.get(sid, c) if not reveal else c)]
+                   if s else HIDDEN_TOWER for (sid, *_, c), s in zip(towers, shown)]
         draw_discs(ax, [t[1] for t in towers], [t[2] for t in towers], sizes.tower_radius,
                    facecolor=colours, edgecolor="black", linewidth=0.8, zorder=3)
         hidden = [t for t, s in zip(towers, shown) if not s]
@@ -174,11 +180,11 @@ def _draw_expeditions(ax: Axes, view: TableView, sizes: Sizes) -> None:
     ax.add_collection(LineCollection(_ladders(poses, sizes), colors="#8a6a35", linewidths=0.5,
                                      zorder=5.05))
     centres = np.array([explorer_centre(p, sizes) for p in poses])
-    draw_discs(ax, centres[:, 0], centres[:, 1], sizes.explorer_radius, facecolor=EXPLORER,
-               edgecolor="none", linewidth=0, zorder=5.1)
+    draw_discs(ax, centres[:, 0].tolist(), centres[:, 1].tolist(), sizes.explorer_radius,
+               facecolor=EXPLORER, edgecolor="none", linewidth=0, zorder=5.1)
 
 
-def _ladders(poses: Sequence, sizes: Sizes) -> list[np.ndarray]:
+def _ladders(poses: Sequence[Pose], sizes: Sizes) -> list[np.ndarray]:
     """The ladder printed on each marker: two rails and rungs, stopping short of the explorer."""
     half_w = sizes.marker_width / 4
     tail = -sizes.marker_length / 2 + 4
@@ -247,9 +253,9 @@ def _draw_ids(ax: Axes, setup: Setup) -> None:
     table = setup.table
     xs, ys, texts = [], [], []
     for m in table.mesas:
-        p = shapely.Point(*_label_point(m.polygon, table.pueblos_on(m.id)))
-        xs.append(p.x)
-        ys.append(p.y)
+        at = shapely.Point(*_label_point(m.polygon, table.pueblos_on(m.id)))
+        xs.append(at.x)
+        ys.append(at.y)
         texts.append(m.id)
     draw_text_paths(ax, xs, ys, texts, size=8.0, color=LABEL, bold=True, zorder=LABELS_Z,
                     halo=LABEL_HALO, gid="labels")
@@ -268,7 +274,7 @@ def _draw_ids(ax: Axes, setup: Setup) -> None:
                     zorder=LABELS_Z, halo=LABEL_HALO, gid="labels")
 
 
-def _label_point(mesa: shapely.Polygon, pueblos: Sequence) -> tuple[float, float]:
+def _label_point(mesa: shapely.Polygon, pueblos: Sequence[Pueblo]) -> tuple[float, float]:
     """A point on the mesa top far from its pueblos (for the mesa's id)."""
     inner = mesa.buffer(-9.0, quad_segs=1)
     ring = np.asarray(inner.exterior.coords) if not inner.is_empty and inner.geom_type == \

@@ -17,18 +17,21 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pymunk
 import shapely
+from numpy.typing import NDArray
+
+from geomsim.geometry import Array
 
 from games.anasazi.legality import Recent
 
 from games.anasazi.components import (
     BONUS_PER_COLOUR, COLOURS, DIVIDED_PUEBLOS, EXPEDITION_CAMPS, MAX_PLAYERS, MESA_COUNTS,
     MIN_PLAYERS, OBJECTIVES, PUEBLOS, RING_NAMES, TOWERS_PER_COLOUR, TREASURES_PER_COLOUR,
-    DECIMALS, ExpeditionCamp, Mesa, Pueblo, Sector, Setup, Sizes, Table,
+    DECIMALS, ExpeditionCamp, Mesa, Pueblo, Ring, Sector, Setup, Sizes, Table,
 )
 
 # Tolerance (mm) of the exact checks: JSON rounds coordinates to 1e-6.
@@ -86,7 +89,7 @@ class LayoutOptions:
 # Mesa outlines and the starting positions
 
 
-def ring_of(index: int) -> str:
+def ring_of(index: int) -> Ring:
     """The ring of mesa number `index` (0 centre, 1-12 inner, 13-27 outer)."""
     if index < MESA_COUNTS["centre"]:
         return "centre"
@@ -95,7 +98,8 @@ def ring_of(index: int) -> str:
 
 def mesa_outline(rng: np.random.Generator, radius: float, options: LayoutOptions) -> np.ndarray:
     """Vertices (n, 2) of an irregular mesa centred near (0, 0): a wobbly, ragged disc."""
-    return mesa_outlines(rng, np.array([radius]), options)[0]
+    outline: np.ndarray = mesa_outlines(rng, np.array([radius]), options)[0]
+    return outline
 
 
 def mesa_outlines(rng: np.random.Generator, radii: np.ndarray, options: LayoutOptions
@@ -245,7 +249,7 @@ class _Overlap:
         # each outline's farthest vertex from its centre
         self.radii = np.maximum.reduceat(np.hypot(*self.every.T),
                                          np.concatenate([[0], np.cumsum(lengths)[:-1]]))
-        self.camps = shapely.polygons(camps)
+        self.camps = cast(NDArray[np.object_], shapely.polygons(camps))
         self.camp_centres = camps.mean(axis=1)
         self.camp_radius = float(np.hypot(*(camps[0] - self.camp_centres[0]).T).max())
         self.clearance, self.edge = clearance, edge
@@ -259,7 +263,8 @@ class _Overlap:
         shifted = self.every + centres[self.index]
         if far.max() > self.edge and np.hypot(*shifted.T).max() + self.clearance - depth > self.edge:
             return False
-        placed = shapely.polygons(shapely.linearrings(shifted, indices=self.index))
+        placed = cast(NDArray[np.object_],
+                      shapely.polygons(shapely.linearrings(shifted, indices=self.index)))
         near = np.hypot(*(centres[self.i] - centres[self.j]).T) \
             < self.radii[self.i] + self.radii[self.j] + within
         if shapely.dwithin(placed[self.i[near]], placed[self.j[near]], within).any():
@@ -292,7 +297,8 @@ def pueblo_counts(rng: np.random.Generator, options: LayoutOptions) -> list[int]
 def pueblo_outline(length: float, width: float) -> np.ndarray:
     """A pueblo's outline in its own frame (long axis along x), counter-clockwise: an octagon,
     a block with cut corners."""
-    return pueblo_outlines(np.array([length]), np.array([width]))[0]
+    outline: np.ndarray = pueblo_outlines(np.array([length]), np.array([width]))[0]
+    return outline
 
 
 def pueblo_outlines(length: np.ndarray, width: np.ndarray) -> np.ndarray:
@@ -327,7 +333,9 @@ def pueblo_shapes(length: np.ndarray, width: np.ndarray, divided: np.ndarray,
         whole = shapely.Polygon(octagons[k])
         parts = [shapely.clip_by_rect(whole, -hl[k], -hw[k], split[k], hw[k]),
                  shapely.clip_by_rect(whole, split[k], -hw[k], hl[k], hw[k])]
-        sectors[k] = [np.asarray(shapely.orient_polygons(p).exterior.coords)[:-1] for p in parts]
+        # A convex octagon clipped by a rectangle is one polygon.
+        sectors[k] = [np.asarray(cast(shapely.Polygon, shapely.orient_polygons(p)).exterior.coords
+                                 )[:-1] for p in parts]
     return octagons, sectors
 
 
@@ -353,8 +361,8 @@ def polygons_of(rings: Sequence[np.ndarray]) -> np.ndarray:
     one shapely call."""
     lengths = [len(r) for r in rings]
     coords = np.concatenate(rings).round(DECIMALS)
-    return shapely.polygons(shapely.linearrings(coords, indices=np.repeat(
-        np.arange(len(rings)), lengths)))
+    return cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(coords, indices=np.repeat(
+        np.arange(len(rings)), lengths))))
 
 
 POSE_BATCH = 4  # candidate poses of one pueblo built and tested in a round, at least
@@ -381,14 +389,17 @@ class _Rooms:
         coords, ring = shapely.get_coordinates(shapely.get_exterior_ring(self.room),
                                                return_index=True)
         same = ring[1:] == ring[:-1]
-        self.a, self.b = coords[:-1][same], coords[1:][same]
-        self.seg_length = np.hypot(*(self.b - self.a).T)
-        self.end = np.cumsum(self.seg_length)  # arc length at each segment's end, all rings
-        self.length = np.bincount(ring[:-1][same], self.seg_length, minlength=len(mesas))
-        self.start = self.end[np.searchsorted(ring[:-1][same], np.arange(len(mesas)))] \
+        self.a: Array = coords[:-1][same]
+        self.b: Array = coords[1:][same]
+        self.seg_length: Array = np.hypot(*(self.b - self.a).T)
+        self.end: Array = np.cumsum(self.seg_length)  # arc length at each segment's end, all rings
+        # weighted, so float lengths (numpy's stubs give bincount ints only)
+        self.length = cast(Array, np.bincount(ring[:-1][same], self.seg_length,
+                                              minlength=len(mesas)))
+        self.start: Array = self.end[np.searchsorted(ring[:-1][same], np.arange(len(mesas)))] \
             - self.seg_length[np.searchsorted(ring[:-1][same], np.arange(len(mesas)))]
 
-    def along_edge(self, mesa: np.ndarray, t: np.ndarray) -> np.ndarray:
+    def along_edge(self, mesa: NDArray[np.intp], t: Array) -> Array:
         """Points (..., 2) at arc length `t` (any, it wraps) along the edges of `mesa` (...)."""
         s = self.start[mesa] + np.mod(t, self.length[mesa])
         k = np.minimum(np.searchsorted(self.end, s, side="right"), len(self.end) - 1)
@@ -404,7 +415,7 @@ def _shrunk(rooms: np.ndarray, radius: np.ndarray, by: np.ndarray) -> np.ndarray
     centre = shapely.get_coordinates(shapely.centroid(rooms))
     scale = np.clip((radius - by) / radius, 0.0, 1.0)[index, None]
     shrunk = centre[index] + (xy - centre[index]) * np.maximum(scale, 1e-3)
-    return shapely.polygons(shapely.linearrings(shrunk, indices=index))
+    return cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(shrunk, indices=index)))
 
 
 def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: Sequence[np.ndarray],
@@ -434,7 +445,8 @@ def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: Sequenc
         x, y, h = _candidates(rng, rooms, mesa, modes, np.abs(shape).max(axis=1),
                               max(POSE_BATCH, ROUND_POSES // len(rows)))
         pose = np.stack([x, y, h], axis=-1)
-        wholes = shapely.polygons(posed(shape[:, None], x, y, h))  # (rows, poses)
+        wholes = cast(NDArray[np.object_],
+                      shapely.polygons(posed(shape[:, None], x, y, h)))  # (rows, poses)
         ok = shapely.contains(rooms.room[mesa][:, None], wholes)
         going: dict[int, list[int]] = {}
         for r, (m, _) in enumerate(rows):
@@ -536,11 +548,11 @@ def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: Layou
         for parts in on:
             pid = f"P{len(pueblos)}"
             if len(parts) == 1:
-                sectors = (Sector(pid, pid, "single", next(polys)),)
+                spaces: tuple[Sector, ...] = (Sector(pid, pid, "single", next(polys)),)
             else:
-                sectors = (Sector(pid + "s", pid, "small", next(polys)),
-                           Sector(pid + "l", pid, "large", next(polys)))
-            pueblos.append(Pueblo(pid, mesa.id, sectors))
+                spaces = (Sector(pid + "s", pid, "small", next(polys)),
+                          Sector(pid + "l", pid, "large", next(polys)))
+            pueblos.append(Pueblo(pid, mesa.id, spaces))
     return pueblos
 
 
@@ -638,11 +650,18 @@ def load_setup(data: Mapping[str, Any] | Setup, check_setup: bool = True) -> Set
     setup = data if isinstance(data, Setup) else Setup.from_json(data)
     if check_setup:
         # A table is immutable: one that passed is not judged again (about 11 ms a table).
-        _VALID_TABLES.of_table(setup.table, lambda: validate_table(setup.table) or True)
+        _VALID_TABLES.of_table(setup.table, lambda: _valid(setup.table))
     return setup
 
 
-_VALID_TABLES = Recent(64)  # the tables that last passed `validate_table`
+# The tables that last passed `validate_table`.
+_VALID_TABLES: Recent[int, tuple[Table, bool]] = Recent(64)
+
+
+def _valid(table: Table) -> bool:
+    """True, or the ValueError of `validate_table`."""
+    validate_table(table)
+    return True
 
 
 def _check_seed(seed: Any) -> int:
@@ -710,22 +729,23 @@ def _outside_play_areas(geoms: np.ndarray, radius: float) -> np.ndarray:
 
 def _pairs_closer(geoms: Sequence[shapely.Geometry], limit: float) -> list[tuple[int, int, float]]:
     """Index pairs (i < j, in order) of geometries closer than `limit`, with their distance."""
-    geoms = np.asarray(geoms, dtype=object)
-    left, right = _boxes_within(geoms, geoms, limit)
+    shapes = np.asarray(geoms, dtype=object)
+    left, right = _boxes_within(shapes, shapes, limit)
     keep = left < right
     order = np.lexsort((right[keep], left[keep]))
     left, right = left[keep][order], right[keep][order]
-    dist = shapely.distance(geoms[left], geoms[right])
+    dist = cast(Array, shapely.distance(shapes[left], shapes[right]))
     return [(int(i), int(j), float(d)) for i, j, d in zip(left, right, dist)
             if d < limit]
 
 
-def _boxes_within(a: np.ndarray, b: np.ndarray, limit: float) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs (i, j) of `a[i]` and `b[j]` whose bounding boxes are within `limit`: every
-    pair of geometries that is (shapely's `dwithin` query computes each pair's distance, a
-    hundred times slower than the boxes)."""
+def _boxes_within(a: np.ndarray, b: np.ndarray, limit: float) -> NDArray[np.intp]:
+    """Index pairs (i, j), an array (2, pairs), of `a[i]` and `b[j]` whose bounding boxes are
+    within `limit`: every pair of geometries that is (shapely's `dwithin` query computes each
+    pair's distance, a hundred times slower than the boxes)."""
     grow = np.array([-1.0, -1.0, 1.0, 1.0]) * (limit / 2)
-    boxes_a, boxes_b = (shapely.box(*(shapely.bounds(g) + grow).T) for g in (a, b))
+    boxes_a, boxes_b = (cast(NDArray[np.object_], shapely.box(*(shapely.bounds(g) + grow).T))
+                        for g in (a, b))
     return shapely.STRtree(boxes_b).query(boxes_a)
 
 
@@ -800,7 +820,7 @@ def _holds_disc(polys: np.ndarray, radius: np.ndarray) -> np.ndarray:
 
 
 def _check_camps(table: Table) -> list[str]:
-    sizes, problems = table.sizes, []
+    sizes, problems = table.sizes, list[str]()
     camps = table.expedition_camps
     if not camps:
         return problems
@@ -853,7 +873,7 @@ def _check_camp_spacing(camps: Sequence[ExpeditionCamp]) -> list[str]:
     """The camps stand in a circle at roughly equal distances: sorted by angle, each gap is
     within CAMP_SPACING_TOLERANCE degrees of 360/6."""
     angles = {e.id: math.degrees(math.atan2(e.start[1], e.start[0])) % 360 for e in camps}
-    order = sorted(angles, key=angles.get)
+    order = sorted(angles, key=angles.__getitem__)
     even = 360.0 / len(order)
     problems = []
     for a, b in zip(order, order[1:] + order[:1]):

@@ -46,7 +46,7 @@ import operator
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias, TypeVar, cast
 
 import numpy as np
 import shapely
@@ -59,7 +59,7 @@ from geomsim.geometry import (
     farthest_corner_sq,
     headings,
     inside_rectangle,
-    rectangle_corners,
+    rectangles,
     unit,
 )
 from geomsim.rules import Violation
@@ -85,6 +85,10 @@ CAMP_RULES = (CAMP_VALLEY, CAMP_PLAY_AREA, CAMP_ON_CAMP, CAMP_DIRECTLY)
 
 Array = NDArray[np.float64]
 Mask = NDArray[np.bool_]
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
 
 
 # -- what lies on the table --------------------------------------------------------------------
@@ -120,15 +124,16 @@ class Board:
     _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
     # What `extended` (`grown`) and `kept` made, with what they were made from (a tuple of the
     # sources, then the value); and the same of the board this one follows (`follow`).
-    _made: dict[Any, tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _before: dict[Any, tuple] = field(default_factory=dict, init=False, repr=False,
-                                      compare=False)
+    _made: dict[Any, tuple[Any, ...]] = field(default_factory=dict, init=False, repr=False,
+                                              compare=False)
+    _before: dict[Any, tuple[Any, ...]] = field(default_factory=dict, init=False, repr=False,
+                                                compare=False)
 
-    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+    def memo(self, key: Any, make: Callable[[], T]) -> T:
         """`make()`, computed once per board and key."""
         if key not in self._memo:
             self._memo[key] = make()
-        return self._memo[key]
+        return cast(T, self._memo[key])  # what the `make` of this key made
 
     def follow(self, previous: Board | None) -> Board:
         """This board, allowed to take over what `extended` (`grown`) and `kept` made for
@@ -139,17 +144,18 @@ class Board:
             object.__setattr__(self, "_before", {**previous._before, **previous._made})
         return self
 
-    def grown(self, key: Any, items: Sequence[Any], make: Callable[[Sequence[Any]], Any]) -> Any:
+    def grown(self, key: Any, items: Sequence[Any], make: Callable[[Sequence[Any]], NDArray[Any]]
+              ) -> NDArray[Any]:
         """`make(items)`, an array whose last axis runs over `items`, once per board; when the
         board followed has it for the first of these very items (compared by identity), only
         the items added since are made and appended."""
         made = self._made.get(key)
         if made is not None:
-            return made[2]
+            return cast(NDArray[Any], made[2])  # what `make` and `_append` of this key made
         return self.extended(key, (), items, lambda new, start: make(new), _append)
 
     def extended(self, key: Any, fixed: Sequence[Any], items: Sequence[Any],
-                 make: Callable[[Sequence[Any], int], Any], join: Callable[[Any, Any], Any]) -> Any:
+                 make: Callable[[Sequence[Any], int], T], join: Callable[[T, T], T]) -> T:
         """`make(items, 0)` once per board: a value made piece by piece of `items` (numbered
         from 0) and of the `fixed` sources. When the board followed made it from these very
         `fixed` sources and the first n of these very `items` (all compared by identity), the
@@ -167,9 +173,9 @@ class Board:
             else:
                 value = make(items, 0)
             made = self._made[key] = (tuple(fixed), tuple(items), value)
-        return made[2]
+        return cast(T, made[2])  # what `make` and `join` of this key made
 
-    def kept(self, key: Any, sources: Sequence[Any], make: Callable[[], Any]) -> Any:
+    def kept(self, key: Any, sources: Sequence[Any], make: Callable[[], T]) -> T:
         """`make()` once per board, or the value the board followed made from these very
         `sources` (compared by identity)."""
         if key not in self._made:
@@ -180,7 +186,7 @@ class Board:
             else:
                 value = make()
             self._made[key] = (tuple(sources), value)
-        return self._made[key][1]
+        return cast(T, self._made[key][1])  # what the `make` of this key made
 
     @property
     def sizes(self) -> Sizes:
@@ -192,12 +198,12 @@ class Board:
         return [(e, i, p) for e, poses in self.expeditions.items() for i, p in enumerate(poses)]
 
 
-def _append(value: Any, part: Any) -> Any:
+def _append(value: NDArray[Any], part: NDArray[Any]) -> NDArray[Any]:
     """Arrays joined along their last axis (what `Board.grown` appends)."""
     return np.concatenate([value, part], axis=-1)
 
 
-class Recent(OrderedDict):
+class Recent(OrderedDict[K, V]):
     """A dict that keeps only the `size` entries put last (the oldest goes first): the caches
     of what is derived from immutable things (tables, poses, texts) and asked for again."""
 
@@ -205,7 +211,7 @@ class Recent(OrderedDict):
         super().__init__()
         self.size = size
 
-    def put(self, key: Any, value: Any) -> Any:
+    def put(self, key: K, value: V) -> V:
         """Keep `value` under `key` as the newest entry; return it."""
         self[key] = value
         self.move_to_end(key)
@@ -213,7 +219,7 @@ class Recent(OrderedDict):
             self.popitem(last=False)
         return value
 
-    def of_table(self, table: Table, make: Callable[[], Any]) -> Any:
+    def of_table(self: Recent[int, tuple[Table, T]], table: Table, make: Callable[[], T]) -> T:
         """What `make()` made for this very table (kept under its id, checked by identity:
         Python reuses the ids of objects gone)."""
         hit = self.get(id(table))
@@ -248,19 +254,19 @@ def marker_polygon(pose: Pose, sizes: Sizes) -> shapely.Polygon:
     if poly is None:
         c, s = cos_sin(pose.heading)
         a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
-        poly = _POLYGONS.put(key, shapely.polygons(np.array(
+        poly = _POLYGONS.put(key, cast(shapely.Polygon, shapely.polygons(np.array(
             [(pose.x + u * c - v * s, pose.y + u * s + v * c)
-             for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))])))
+             for u, v in ((a, b), (-a, b), (-a, -b), (a, -b))]))))
     return poly
 
 
-_POLYGONS = Recent(4096)
+_POLYGONS: Recent[tuple[float, ...], shapely.Polygon] = Recent(4096)
 
 
 def marker_polygons(x: ArrayLike, y: ArrayLike, heading: ArrayLike, sizes: Sizes
                     ) -> NDArray[np.object_]:
     """Outlines of many markers at once (from corner arrays, never `shapely.affinity`)."""
-    return shapely.polygons(rectangle_corners(x, y, heading, sizes.marker_length, sizes.marker_width))
+    return rectangles(x, y, heading, sizes.marker_length, sizes.marker_width)
 
 
 def cover_room(sizes: Sizes, radius: float | None = None) -> tuple[float, float]:
@@ -362,8 +368,9 @@ def end_explorers(board: Board, exclude: str | None = None) -> list[tuple[str, f
 
 
 def _camp_points(board: Board) -> NDArray[np.object_]:
-    return board.grown("camp points", board.camps, lambda camps: shapely.points(
-        np.array([(c.x, c.y) for c in camps], dtype=float).reshape(-1, 2)))
+    return board.grown("camp points", board.camps, lambda camps: cast(
+        NDArray[np.object_], shapely.points(
+            np.array([(c.x, c.y) for c in camps], dtype=float).reshape(-1, 2))))
 
 
 class Circles(NamedTuple):
@@ -631,8 +638,8 @@ def camp_violations(board: Board, x: float, y: float) -> list[Violation]:
     return found + _camp_on_pieces(board, x, y, point, r, tiles)
 
 
-def _within(geoms: NDArray[np.object_], near: NDArray[np.intp], point: shapely.Point, d: float
-            ) -> list[tuple[int, float]]:
+def _within(geoms: NDArray[np.object_], near: NDArray[np.intp] | list[int], point: shapely.Point,
+            d: float) -> list[tuple[int, float]]:
     """Of the geometries `geoms[near]`, those within `d` of `point`: (index, distance)."""
     if not len(near):
         return []
@@ -645,7 +652,7 @@ def _camp_on_pieces(board: Board, x: float, y: float, point: shapely.Point, r: f
     """A base camp lies directly on the play area: on no marker and no expedition base camp
     (`tiles`: those it lies on, with their distances)."""
     found = []
-    near = _near(_marker_frames(board)[0], x, y, r)
+    near: NDArray[np.intp] | list[int] = _near(_marker_frames(board)[0], x, y, r)
     if len(near):
         markers = board.markers()
         near = [i for i in near if _rect_distance(markers[i][2], board.sizes, x, y)
@@ -722,8 +729,9 @@ class TableGeometry:
     sector_mesa: dict[str, str]  # the mesa of each sector
 
     def _part(self, start: int, stop: int) -> tuple[NDArray[np.object_], Circles]:
+        radius = cast(Array, self.circles.radius)  # a table's pieces have a radius each
         return self.polygons[start:stop], Circles(self.circles.centre[start:stop],
-                                                  self.circles.radius[start:stop])
+                                                  radius[start:stop])
 
     @functools.cached_property
     def sectors(self) -> tuple[NDArray[np.object_], Circles]:
@@ -741,7 +749,7 @@ class TableGeometry:
         return self._part(len(self.sector_ids), len(self.polygons))
 
 
-_GEOMETRY = Recent(64)
+_GEOMETRY: Recent[int, tuple[Table, TableGeometry]] = Recent(64)
 
 
 def table_geometry(table: Table) -> TableGeometry:
@@ -815,12 +823,14 @@ class MarkerContext:
     @functools.cached_property
     def centres(self) -> NDArray[np.complex128]:
         """The obstacles' centres as complex numbers x + iy."""
-        return self.obstacles[0] + 1j * self.obstacles[1]
+        centres: NDArray[np.complex128] = self.obstacles[0] + 1j * self.obstacles[1]
+        return centres
 
     @functools.cached_property
     def reach(self) -> Array:
         """How near a marker may come to each obstacle's centre and still overlap it."""
-        return self.obstacles[2] - EPS
+        reach: Array = self.obstacles[2] - EPS
+        return reach
 
     @functools.cached_property
     def obstacle_list(self) -> list[tuple[complex, float]]:
@@ -887,7 +897,7 @@ def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: Array
 # The batched kernels work in complex numbers, as geomsim.geometry's: (z - p) * conj(e) is the
 # point z in the frame of a marker with centre p and heading e (along + i across).
 def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.complex128],
-                   covered: Mask | None = None) -> PoseCheck:
+                   covered: Mask | np.bool_ | None = None) -> PoseCheck:
     """`check_markers` of poses with centres `p` and headings `e` (complex); `covered` tells
     that the target is known to be covered (by construction) where it is True."""
     a, b = ctx.sizes.marker_length / 2.0, ctx.sizes.marker_width / 2.0
@@ -905,17 +915,23 @@ def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.
 
     def masks() -> dict[str, Mask]:
         none = np.zeros(len(p), bool)
-        broken = {COVER_EXPLORER: ~covered | none, ONE_PER_CAMP: none, MARKER_PLAY_AREA: off}
+        broken: dict[str, Mask] = {COVER_EXPLORER: ~covered | none, ONE_PER_CAMP: none,
+                                   MARKER_PLAY_AREA: off}
         if ctx.start is not None:
             sx, sy, sr = ctx.start
             broken[ONE_PER_CAMP] = inside_rectangle((complex(sx, sy) - p) * back, a - sr + EPS,
                                                     b - sr + EPS) & ~covered
         for code, rule in enumerate(_OBSTACLE_RULES):
             cols = obs[3] == code
-            broken[rule] = hits[:, cols].any(axis=1) if hits is not None and cols.any() else none
+            broken[rule] = _any_per_row(hits[:, cols]) if hits is not None and cols.any() else none
         return broken
 
     return PoseCheck(ok, masks)
+
+
+def _any_per_row(mask: Mask) -> Mask:
+    """Whether each row of a 2-d mask holds a True."""
+    return cast(Mask, mask.any(axis=1))  # numpy's stubs allow a scalar for any axis
 
 
 def _floats(values: ArrayLike) -> Array:
@@ -948,11 +964,11 @@ def check_camp_points(board: Board, z: NDArray[np.complex128]) -> PoseCheck:
         ok = ~(near.any(axis=1) | off)
 
     def masks() -> dict[str, Mask]:
-        on_piece = near[:, n_mesas:n_blockers].any(axis=1)
+        on_piece = _any_per_row(near[:, n_mesas:n_blockers])
         return {
-            CAMP_VALLEY: near[:, :n_mesas].any(axis=1),
+            CAMP_VALLEY: _any_per_row(near[:, :n_mesas]),
             CAMP_PLAY_AREA: off,
-            CAMP_ON_CAMP: near[:, n_blockers:].any(axis=1),
+            CAMP_ON_CAMP: _any_per_row(near[:, n_blockers:]),
             CAMP_DIRECTLY: on_piece if on_marker is None else on_piece | on_marker,
         }
 
@@ -1004,7 +1020,12 @@ def first_legal_camps(board: Board, z: NDArray[np.complex128], want: int) -> lis
     return found
 
 
-def _camp_check_data(board: Board) -> tuple:
+# What `check_camp_points` reads of a board (`_camp_check_data`).
+_CampCheckData: TypeAlias = tuple[NDArray[np.complex128], Array, int, int, NDArray[np.object_],
+                                  NDArray[np.complex128], NDArray[np.complex128]]
+
+
+def _camp_check_data(board: Board) -> _CampCheckData:
     """What `check_camp_points` reads of a board: the circles around mesas and tiles and the
     base camps' centres, with how near a camp's centre may come to each (one array), the
     prepared mesas and tiles, the markers' centres and their headings conjugated."""

@@ -42,7 +42,7 @@ import numpy as np
 from games.anasazi import legality as lg
 from games.anasazi import reach
 from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure
-from games.anasazi.components import COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES
+from games.anasazi.components import COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Table
 from geomsim.bots import positive_int
 from geomsim.geometry import Pose, distance_to_rectangle, to_frames
 from games.anasazi.rules import AnasaziState
@@ -112,7 +112,7 @@ class Belief:
         hands stand now."""
         values = TRACK_SPACES - track
         worth = self.factor * values
-        total = (hands * worth).sum(axis=1)
+        total: np.ndarray = (hands * worth).sum(axis=1)
         best = hands.max(axis=0)
         for c in np.flatnonzero(best > 0):
             holders = np.flatnonzero(hands[:, c] == best[c])
@@ -199,7 +199,7 @@ class _Sectors:
         return out
 
 
-_OUTLINES = lg.Recent(16)
+_OUTLINES: lg.Recent[int, tuple[Table, dict[str, np.ndarray]]] = lg.Recent(16)
 
 
 def _outlines(table: Any) -> dict[str, np.ndarray]:
@@ -315,7 +315,8 @@ class _Plan:
     def _gift(self, ends: np.ndarray, taken: np.ndarray) -> np.ndarray:
         """What the next player could take from each end: one marker, or two (discounted)."""
         one, two = self._within(ends, taken, self.theirs)
-        return np.maximum(one, TWO_MARKERS * two)
+        gift: np.ndarray = np.maximum(one, TWO_MARKERS * two)
+        return gift
 
     def _next(self, ends: np.ndarray, taken: np.ndarray) -> np.ndarray:
         """What the planner's next action could take from each end (and place for later)."""
@@ -337,7 +338,8 @@ class _Plan:
             cands = self._sample(e, mine)
             if cands is None:
                 continue
-            gains: dict[tuple, float] = {}
+            # by (the sectors touched, whether it steals)
+            gains: dict[tuple[tuple[np.intp, ...], bool], float] = {}
             values = np.zeros(len(cands.x))
             for i in range(len(values)):
                 key = (tuple(np.flatnonzero(cands.touched[i])), bool(cands.steals[i]))

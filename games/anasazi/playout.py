@@ -45,11 +45,12 @@ RuntimeError. Only this module imports numba.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
 import shapely
+from numpy.typing import NDArray
 
 from games.anasazi import legality as lg
 from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure
@@ -62,6 +63,7 @@ from games.anasazi.rules import (
     AnasaziState,
 )
 from geomsim.compiled import compiling
+from geomsim.geometry import Array
 from geomsim.rules import Action, Playouts, playout_seed
 
 # -- codes --------------------------------------------------------------------------------------
@@ -71,6 +73,10 @@ LOOK, TAKE, PASS, CAMP, MARKER = 1, 2, 3, 4, 5
 MAX_EXPEDITIONS = 64
 MAX_PLAYERS = 4
 NCOLOURS = len(COLOURS)
+
+Ints = NDArray[np.int64]  # (the floats the kernel reads are `Array`s, of float64)
+# A table's arrays in the order `play_batch` takes them (`TableArrays.arrays`).
+TableTuple = tuple[Array, Ints, Array, Ints, Ints, Ints, Array, Ints, Ints, Array]
 
 SLACK = 1e-6  # mm a prefilter (`near`) lets through beyond its radius: rounding cannot bar a case
 
@@ -162,7 +168,7 @@ class TableArrays:
         self.blank_gi[ip[O_LAST]:ip[O_LAST] + E] = -1
         self.blank_gf = np.zeros(ip[I_FSIZE], dtype=np.float64)
 
-    def arrays(self) -> tuple:
+    def arrays(self) -> TableTuple:
         """The table's arrays in the order `play_batch` takes them."""
         return (self.fp, self.ip, self.verts, self.rings, self.polys, self.convex, self.circles,
                 self.sector_mesa, self.small, self.starts)
@@ -197,7 +203,7 @@ def _circles(verts: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.column_stack([centre, radius])
 
 
-_TABLES = lg.Recent(64)
+_TABLES: lg.Recent[int, tuple[Table, TableArrays]] = lg.Recent(64)
 
 
 def table_arrays(table: Table) -> TableArrays:
@@ -278,7 +284,7 @@ def _markers(state: AnasaziState, arrays: TableArrays) -> tuple[list[float], lis
 _COLOUR = {c: i for i, c in enumerate(COLOURS)}
 
 
-def decoder(groups: list[tuple[TableArrays, np.ndarray]]):
+def decoder(groups: list[tuple[TableArrays, np.ndarray]]) -> Callable[[int], Action]:
     """`decode(code) -> Action` for the codes of a batch: per group of games (one table each),
     its table's arrays and the coordinates it logged."""
     def decode(code: int) -> Action:
@@ -346,7 +352,7 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
 
 # -- the kernel: geometry -------------------------------------------------------------------------
 @numba.njit(cache=True)
-def near(dx, dy, r):
+def near(dx: float, dy: float, r: float) -> bool:
     """Whether (dx, dy) may lie within `r` of the origin: the prefilter of the exact tests
     (squares, not `hypot`, with `SLACK` to spare: it only lets the exact test decide)."""
     r += SLACK
@@ -354,14 +360,15 @@ def near(dx, dy, r):
 
 
 @numba.njit(cache=True)
-def within(dx, dy, r):
+def within(dx: float, dy: float, r: float) -> bool:
     """``hypot(dx, dy) <= r``, rounded as `hypot` rounds (the rules' exact tests); the squares
     first turn away what lies clearly farther."""
     return near(dx, dy, r) and math.hypot(dx, dy) <= r
 
 
 @numba.njit(cache=True)
-def rect_within(px, py, c, s, a, b, qx, qy, r):
+def rect_within(px: float, py: float, c: float, s: float, a: float, b: float, qx: float,
+                qy: float, r: float) -> bool:
     """Whether (qx, qy) lies within `r` of the marker of centre (px, py), heading (c, s),
     half-sides a, b (its distance as `hypot` gives it)."""
     dx, dy = qx - px, qy - py
@@ -370,7 +377,7 @@ def rect_within(px, py, c, s, a, b, qx, qy, r):
 
 
 @numba.njit(cache=True)
-def inside_polygon(verts, rings, polys, p, x, y):
+def inside_polygon(verts: Array, rings: Ints, polys: Ints, p: int, x: float, y: float) -> bool:
     """Whether (x, y) lies inside polygon `p` (even-odd over its rings: holes excluded)."""
     inside = False
     for r in range(polys[p], polys[p + 1]):
@@ -382,7 +389,8 @@ def inside_polygon(verts, rings, polys, p, x, y):
 
 
 @numba.njit(cache=True)
-def polygon_within(verts, rings, polys, p, x, y, d):
+def polygon_within(verts: Array, rings: Ints, polys: Ints, p: int, x: float, y: float, d: float
+                   ) -> bool:
     """shapely's `dwithin(polygon p, point, d)`: the point inside, or an edge within d."""
     if inside_polygon(verts, rings, polys, p, x, y):
         return True
@@ -402,7 +410,7 @@ def polygon_within(verts, rings, polys, p, x, y, d):
 
 
 @numba.njit(cache=True)
-def clip_hits_box(u0, v0, u1, v1, a, b):
+def clip_hits_box(u0: float, v0: float, u1: float, v1: float, a: float, b: float) -> bool:
     """Whether the segment (u0, v0)-(u1, v1) meets the closed box |u| <= a, |v| <= b."""
     t0, t1 = 0.0, 1.0
     du, dv = u1 - u0, v1 - v0
@@ -430,7 +438,8 @@ def clip_hits_box(u0, v0, u1, v1, a, b):
 
 
 @numba.njit(cache=True)
-def marker_touches(verts, rings, polys, convex, p, px, py, c, s, a, b):
+def marker_touches(verts: Array, rings: Ints, polys: Ints, convex: Ints, p: int, px: float,
+                   py: float, c: float, s: float, a: float, b: float) -> bool:
     """shapely's `intersects(polygon p, marker)` (closed sets: touching counts)."""
     if convex[p]:
         # Separating axes: the marker's two, then each edge normal of the polygon.
@@ -470,7 +479,7 @@ def marker_touches(verts, rings, polys, convex, p, px, py, c, s, a, b):
 
 
 @numba.njit(cache=True)
-def cos_sin(h):
+def cos_sin(h: float) -> tuple[float, float]:
     """`legality.cos_sin`: exact for multiples of 90 degrees."""
     q = math.floor(h / 90.0)
     if h - 90.0 * q == 0.0:
@@ -488,7 +497,8 @@ def cos_sin(h):
 
 # -- the kernel: legality of base camps and markers -----------------------------------------------
 @numba.njit(cache=True)
-def camp_legal(fp, ip, verts, rings, polys, circles, gi, gf, x, y):
+def camp_legal(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, circles: Array,
+               gi: Ints, gf: Array, x: float, y: float) -> bool:
     """Rules 4.1 (valley, play area, not on a camp, directly on the play area), as
     `legality.first_legal_camps`."""
     eps, r = fp[F_EPS], fp[F_RC]
@@ -514,7 +524,8 @@ def camp_legal(fp, ip, verts, rings, polys, circles, gi, gf, x, y):
 
 
 @numba.njit(cache=True)
-def sample_camp(fp, ip, verts, rings, polys, circles, gi, gf, out):
+def sample_camp(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, circles: Array,
+                gi: Ints, gf: Array, out: Array) -> bool:
     """The first legal of up to `I_CAMP_TRIES` centres uniform over the play area (`out[0:2]`);
     False when none is."""
     reach = fp[F_R] - fp[F_RC]
@@ -529,7 +540,8 @@ def sample_camp(fp, ip, verts, rings, polys, circles, gi, gf, out):
 
 
 @numba.njit(cache=True)
-def expedition_target(fp, ip, starts, gi, gf, e):
+def expedition_target(fp: Array, ip: Ints, starts: Array, gi: Ints, gf: Array, e: int
+                      ) -> tuple[float, float, float]:
     """The disc the next marker of expedition `e` must cover: (x, y, radius)."""
     last = gi[ip[O_LAST] + e]
     if last < 0:
@@ -539,7 +551,8 @@ def expedition_target(fp, ip, starts, gi, gf, e):
 
 
 @numba.njit(cache=True)
-def obstacles(fp, ip, starts, gi, gf, player, e, tx, ty, obs):
+def obstacles(fp: Array, ip: Ints, starts: Array, gi: Ints, gf: Array, player: int, e: int,
+              tx: float, ty: float, obs: Array) -> int:
     """The discs a marker of `player` extending `e` may not overlap, near its target, into `obs`
     rows (x, y, reach): other players' base camps but those the expedition's end sits on, the
     player's own camps built this turn, the end explorers of the other expeditions (as
@@ -575,7 +588,8 @@ def obstacles(fp, ip, starts, gi, gf, player, e, tx, ty, obs):
 
 
 @numba.njit(cache=True)
-def first_legal_marker(fp, ip, tx, ty, tr, obs, n_obs, out):
+def first_legal_marker(fp: Array, ip: Ints, tx: float, ty: float, tr: float, obs: Array,
+                       n_obs: int, out: Array) -> bool:
     """The first legal of up to `I_SAMPLES` random poses that cover the target by construction
     (uniform heading, the target's centre uniform in the marker shrunk by its radius), as
     `legality.first_legal_marker_poses`: (x, y, heading in degrees) in `out`; False if none."""
@@ -593,7 +607,8 @@ def first_legal_marker(fp, ip, tx, ty, tr, obs, n_obs, out):
 
 
 @numba.njit(cache=True)
-def marker_legal(fp, px, py, c, s, obs, n_obs):
+def marker_legal(fp: Array, px: float, py: float, c: float, s: float, obs: Array, n_obs: int
+                 ) -> bool:
     """Whether a marker that covers its target is legal: on the play area (its farthest
     corner), overlapping none of the `n_obs` discs of `obs` (as `legality.check_markers`)."""
     a, b = fp[F_A], fp[F_B]
@@ -607,11 +622,13 @@ def marker_legal(fp, px, py, c, s, obs, n_obs):
 
 
 @numba.njit(cache=True)
-def sample_marker(fp, ip, starts, gi, gf, player, obs, out):
+def sample_marker(fp: Array, ip: Ints, starts: Array, gi: Ints, gf: Array, player: int,
+                  obs: Array, out: Array) -> int:
     """A legal marker as `AnasaziState.sample_markers(rng, 1)` finds one: rounds over the
     expeditions in random order, each trying `I_SAMPLES` candidates. Returns the expedition
     (pose in `out`), or -1."""
     E = ip[I_E]
+    e: int  # (an annotation only: no code for numba)
     for _ in range(ip[I_ROUNDS]):
         order = np.random.permutation(E)
         for e in order:
@@ -624,7 +641,7 @@ def sample_marker(fp, ip, starts, gi, gf, player, obs, out):
 
 # -- the kernel: carrying out actions -------------------------------------------------------------
 @numba.njit(cache=True)
-def has_options(ip, small, sector_mesa, gi, decision):
+def has_options(ip: Ints, small: Ints, sector_mesa: Ints, gi: Ints, decision: int) -> bool:
     """Whether an open decision offers anything but a pass."""
     if decision == D_TAKE:
         for q in range(gi[G_PLAYERS]):
@@ -641,14 +658,14 @@ def has_options(ip, small, sector_mesa, gi, decision):
 
 
 @numba.njit(cache=True)
-def push(ip, gi, decision):
+def push(ip: Ints, gi: Ints, decision: int) -> None:
     """Open a decision (at the back of the queue)."""
     gi[ip[O_PEND] + gi[G_TAIL]] = decision
     gi[G_TAIL] += 1
 
 
 @numba.njit(cache=True)
-def pop(gi):
+def pop(gi: Ints) -> None:
     """Close the decision at the head of the queue (the queue restarts when empty)."""
     gi[G_HEAD] += 1
     if gi[G_HEAD] == gi[G_TAIL]:
@@ -656,7 +673,7 @@ def pop(gi):
 
 
 @numba.njit(cache=True)
-def advance(ip, small, sector_mesa, gi):
+def advance(ip: Ints, small: Ints, sector_mesa: Ints, gi: Ints) -> None:
     """`AnasaziState._advance`: drop decisions without options, then the next player, phase or
     the end."""
     while gi[G_HEAD] < gi[G_TAIL] and not has_options(ip, small, sector_mesa, gi,
@@ -697,7 +714,7 @@ def advance(ip, small, sector_mesa, gi):
 
 
 @numba.njit(cache=True)
-def build_camp(ip, gi, gf, x, y):
+def build_camp(ip: Ints, gi: Ints, gf: Array, x: float, y: float) -> None:
     """`AnasaziState._build_camp`."""
     i = gi[G_NCAMPS]
     gf[ip[O_CAMPXY] + 2 * i], gf[ip[O_CAMPXY] + 2 * i + 1] = x, y
@@ -712,7 +729,9 @@ def build_camp(ip, gi, gf, x, y):
 
 
 @numba.njit(cache=True)
-def lay_marker(fp, ip, verts, rings, polys, convex, circles, sector_mesa, gi, gf, e, x, y, h):
+def lay_marker(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, convex: Ints,
+               circles: Array, sector_mesa: Ints, gi: Ints, gf: Array, e: int, x: float,
+               y: float, h: float) -> None:
     """`AnasaziState._lay_marker`: lay the marker, then take what it touches (sectors in the
     table's order), mark the base camps it covers for the first time (a take for one's own),
     open a look for each mesa entered first, and end the game if it ends."""
@@ -766,7 +785,7 @@ def lay_marker(fp, ip, verts, rings, polys, convex, circles, sector_mesa, gi, gf
 
 # -- the kernel: whole games ----------------------------------------------------------------------
 @numba.njit(cache=True)
-def grown(log, coords, k, m):
+def grown(log: Ints, coords: Array, k: int, m: int) -> tuple[Ints, Array]:
     """The log and the coordinates with room for at least one more decision each."""
     if k >= log.shape[0]:
         bigger = np.zeros((2 * log.shape[0], 3), dtype=np.int64)
@@ -780,7 +799,7 @@ def grown(log, coords, k, m):
 
 
 @numba.njit(cache=True)
-def choose_finite(ip, small, sector_mesa, gi, opts):
+def choose_finite(ip: Ints, small: Ints, sector_mesa: Ints, gi: Ints, opts: Ints) -> int:
     """The options of a finite decision as codes in `opts` (in the order the rules list them);
     returns their number."""
     player, n = gi[G_CUR], 0
@@ -809,7 +828,7 @@ def choose_finite(ip, small, sector_mesa, gi, opts):
 
 
 @numba.njit(cache=True)
-def apply_finite(ip, gi, code):
+def apply_finite(ip: Ints, gi: Ints, code: int) -> None:
     """Carry out a look, a take or a pass."""
     kind, payload = code // KIND, code % KIND
     if gi[G_PHASE] == PH_LOOKS:
@@ -823,8 +842,10 @@ def apply_finite(ip, gi, code):
 
 
 @numba.njit(cache=True)
-def play_game(fp, ip, verts, rings, polys, convex, circles, sector_mesa, small, starts, gi, gf,
-              log, coords, k, m, opts, obs, out, tag):
+def play_game(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, convex: Ints,
+              circles: Array, sector_mesa: Ints, small: Ints, starts: Array, gi: Ints, gf: Array,
+              log: Ints, coords: Array, k: int, m: int, opts: Ints, obs: Array, out: Array,
+              tag: np.int64) -> tuple[Ints, Array, int, int]:
     """Play one game to the end from `gi`, `gf` (changed in place), logging each decision
     (player, code, options) from row `k` and the continuous ones' coordinates from row `m`."""
     cpp = ip[I_CPP]
@@ -876,7 +897,7 @@ def play_game(fp, ip, verts, rings, polys, convex, circles, sector_mesa, small, 
 
 
 @numba.njit(cache=True)
-def score_game(gi, out):
+def score_game(gi: Ints, out: Array) -> None:
     """Rules 5.1 at the end of a game: the bonus treasure of each colour to its sole most
     holder, each treasure at its colour's empty track spaces, doubled for the objective card;
     the winners (most points, then most treasures). `out[:4]` the scores, `out[4:]` 1 for a
@@ -911,14 +932,15 @@ def score_game(gi, out):
 
 
 @numba.njit(cache=True)
-def seed_generator(seed):
+def seed_generator(seed: np.int64) -> None:
     """Seed numba's generator (the kernel's only source of randomness)."""
     np.random.seed(seed)
 
 
 @numba.njit(cache=True)
-def play_batch(fp, ip, verts, rings, polys, convex, circles, sector_mesa, small, starts, gi, gf,
-               tag):
+def play_batch(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, convex: Ints,
+               circles: Array, sector_mesa: Ints, small: Ints, starts: Array, gi: Ints, gf: Array,
+               tag: np.int64) -> tuple[Ints, Array, Ints, Array]:
     """Play every game of a batch (rows of `gi`, `gf`, on one table; changed in place) to the
     end with numba's generator as it stands; return the log (codes plus `tag`), the
     coordinates, the offsets and per game the scores and winners (`score_game`)."""

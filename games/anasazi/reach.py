@@ -28,11 +28,12 @@ import functools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
+from shapely.geometry.base import BaseGeometry
 
 from games.anasazi import legality as lg
 from games.anasazi.actions import PlaceMarker
@@ -124,8 +125,13 @@ def chain_reach(sizes: Sizes, first_radius: float, markers: int) -> float:
 class Placer(Protocol):
     """What the search needs from the rules at one moment, for one expedition and player."""
 
-    step: Step
-    end: tuple[float, float]  # `step.end`, known before the step is worked out
+    @property
+    def step(self) -> Step:
+        """The end to cover and the discs no marker may overlap."""
+
+    @property
+    def end(self) -> tuple[float, float]:
+        """`step.end`, known before the step is worked out."""
 
     def legal_mask(self, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
         """The rules' batched check of many markers placed at once (True = legal)."""
@@ -155,7 +161,7 @@ class Target:
     shapely."""
 
     id: str
-    polygon: shapely.Geometry
+    polygon: BaseGeometry
     points: Array
     convex: Convex | None = None
 
@@ -164,7 +170,7 @@ class Target:
         are surely farther than `limit`."""
         x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
         if self.convex is None:
-            return shapely.distance(self.polygon, shapely.points(x, y))
+            return cast(Array, shapely.distance(self.polygon, shapely.points(x, y)))
         return self.convex.distance_xy(x, y, limit)
 
     def gap_to(self, x: float, y: float) -> float:
@@ -273,7 +279,7 @@ class Convex:
         return 0.0 if inside else math.sqrt(best)
 
 
-def make_target(id: str, polygon: shapely.Geometry, spacing: float = 1.5) -> Target:
+def make_target(id: str, polygon: BaseGeometry, spacing: float = 1.5) -> Target:
     """A `Target` of `polygon`: points every `spacing` mm on its outline plus an interior grid."""
     poly = shapely.transform(polygon, lambda xy: xy)  # a copy: preparing must not touch the table
     shapely.prepare(poly)
@@ -294,10 +300,10 @@ def sector_target(table: Table, sector: str) -> Target:
     return targets[sector]
 
 
-_TARGETS = lg.Recent(16)
+_TARGETS: lg.Recent[int, tuple[Table, dict[str, Target]]] = lg.Recent(16)
 
 
-def _target(id: str, poly: shapely.Geometry, spacing: float) -> Target:
+def _target(id: str, poly: BaseGeometry, spacing: float) -> Target:
     outline = np.asarray(shapely.segmentize(poly.boundary, spacing).coords)[:-1] \
         if poly.geom_type == "Polygon" else shapely.get_coordinates(poly.boundary)
     x0, y0, x1, y1 = poly.bounds
@@ -752,7 +758,7 @@ class StatePlacer:
         return lg.marker_context(self.board, self.player, self.expedition)
 
     @functools.cached_property
-    def step(self) -> Step:  # type: ignore[override]
+    def step(self) -> Step:
         """The end to cover and the discs no marker may overlap."""
         x, y, r = self.context.target
         return Step((x, y), r, self.state.sizes, self.context.obstacles[:3].T, slack=lg.EPS)
@@ -786,7 +792,8 @@ class StatePlacer:
         """The exact check of laying `pose`: `state.check` at the root, the same geometric
         rules on a later board (a turn in play: no other rule applies)."""
         if self.at_root:
-            return self.state.check(self.action(pose), self.player)
+            verdict: Verdict = self.state.check(self.action(pose), self.player)
+            return verdict
         return Verdict(tuple(lg.marker_violations(self.board, self.player, self.expedition,
                                                   self.action(pose).pose)))
 
@@ -841,7 +848,7 @@ def _sector_circles(table: Table) -> dict[str, tuple[complex, float]]:
                                         np.asarray(circles.radius).tolist())))
 
 
-_SECTOR_CIRCLES = lg.Recent(16)
+_SECTOR_CIRCLES: lg.Recent[int, tuple[Table, dict[str, tuple[complex, float]]]] = lg.Recent(16)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1108,7 +1115,7 @@ def reach_from(root: Placer, target: Target, max_markers: int, rng: np.random.Ge
                      f"{chain_reach(sizes, root.step.end_radius, excluded):.1f} mm that "
                      f"{excluded} chained markers reach")
     if excluded == cap:
-        status = "unreachable" if first.status == "unreachable" else "undecided"
+        status: Status = "unreachable" if first.status == "unreachable" else "undecided"
         return _unreached(root, target, status, "; ".join(notes), max_markers)
     found = chain_search(root, target, cap, rng, keep=keep, skip=excluded)
     if found is None:
@@ -1251,7 +1258,7 @@ class _SectorAxes:
                    (normals * np.conj(corners)).real, circles.centre, np.asarray(circles.radius))
 
 
-_SECTOR_AXES = lg.Recent(16)
+_SECTOR_AXES: lg.Recent[int, tuple[Table, _SectorAxes]] = lg.Recent(16)
 
 
 def _sweep(placer: Placer, table: Table, rng: np.random.Generator

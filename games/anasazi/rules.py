@@ -28,7 +28,7 @@ from games.anasazi.actions import (
     parse_action,
 )
 from games.anasazi.components import (
-    COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Setup, Table, TableView,
+    COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Setup, Sizes, Table, TableView,
 )
 from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
@@ -183,6 +183,10 @@ SAMPLE_ROUNDS = 6
 CAMP_SAMPLES = 8  # candidate base camps per legal one wanted (about half the play area is valley)
 CAMP_SHARE = 0.3
 CHOICE_SAMPLES = 64  # covering poses drawn per expedition for `choice_figures`  # how often the sampler offers a base camp when both kinds are possible
+
+# What the legality of a base camp or marker depends on (`AnasaziState._position`): the board,
+# the phase, the player to move, the actions left, the open decisions, the player.
+Position = tuple[Board, str, int, int, tuple[str, ...], int]
 
 
 @functools.lru_cache(maxsize=16)
@@ -363,7 +367,7 @@ class AnasaziState(State):
         return self._setup
 
     @property
-    def sizes(self):
+    def sizes(self) -> Sizes:
         """The table's piece sizes and supplies."""
         return self.table.sizes
 
@@ -427,7 +431,9 @@ class AnasaziState(State):
         """Up to `k` distinct legal base camps and markers, found by the batched checks."""
         camps_ok = self.camps_left(player) > 0
         n_camps = k if not markers else int(rng.binomial(k, CAMP_SHARE)) if camps_ok else 0
-        found: list[Action] = self.sample_camps(rng, n_camps) if camps_ok else []
+        found: list[Action] = []
+        if camps_ok:
+            found += self.sample_camps(rng, n_camps)
         if markers:
             found += self.sample_markers(player, rng, k - len(found))
         if len(found) < k and camps_ok:  # no marker found: offer more camps instead
@@ -439,15 +445,15 @@ class AnasaziState(State):
         self._proof = (self._position(player), {id(a): a for a in found})
         return found
 
-    _proof: tuple[tuple, dict[int, Action]] | None = None  # see _proven
+    _proof: tuple[Position, dict[int, Action]] | None = None  # see _proven
 
-    def _position(self, player: int) -> tuple:
+    def _position(self, player: int) -> Position:
         """What the legality of a base camp or marker by `player` depends on: the board (the
         very object: a new one is made whenever a piece is laid) and the turn."""
         return (self.board(), self.phase, self.current, self.actions_left, tuple(self.pending),
                 player)
 
-    def legality_key(self, player: int) -> tuple | None:
+    def legality_key(self, player: int) -> Position | None:
         """What decides which actions of `player` are legal now, while the choice is a base
         camp or a marker (the board and the turn: `geomsim.bots.ISMCTSBot` keeps its verdicts
         per key); None while a tower look or a take is to decide (those read the contents and
@@ -522,7 +528,8 @@ class AnasaziState(State):
                     out.append(PlaceMarker(e, near.x + float(jitter[0]), near.y + float(jitter[1]),
                                            near.heading))
                 else:
-                    out.append(PlaceMarker(e, *(float(v) for v in rng.uniform(-R, R, 2)), 0.0))
+                    x, y = (float(v) for v in rng.uniform(-R, R, 2))
+                    out.append(PlaceMarker(e, x, y, 0.0))
             elif roll == 2:  # relative markers, the offsets sometimes out of range
                 out.append(ExtendMarker(str(rng.choice(ids)), float(rng.uniform(0, 360)),
                                         float(rng.uniform(-4.0, 66.0)), float(rng.uniform(-6.0, 6.0))))
@@ -786,7 +793,8 @@ class AnasaziState(State):
         """Numbers for batch analysis: treasures held and towers placed by colour, towers moved,
         markers laid, expeditions started, base camps built and camps first covered; how the game
         ended ("markers" or "towers"), once over."""
-        found = {f"{c} treasures held": sum(h[c] for h in self.hands) for c in COLOURS}
+        found: dict[str, Any] = {f"{c} treasures held": sum(h[c] for h in self.hands)
+                                 for c in COLOURS}
         found.update({f"{c} towers placed": self.track[c] for c in COLOURS})
         found["markers laid"] = sum(len(m) for m in self.expeditions.values())
         found["expeditions started"] = sum(1 for m in self.expeditions.values() if m)
@@ -916,12 +924,14 @@ class AnasaziState(State):
                                                        for e, poses in view.expeditions.items()}}
         return views
 
-    def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None) -> Any:
-        """Draw the table now (towers hidden unless `reveal` or known to `player`)."""
+    def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None,
+             **options: Any) -> Any:
+        """Draw the table now (towers hidden unless `reveal` or known to `player`); `options`
+        go to `games.anasazi.draw.draw_table` (``labels=False``)."""
         from games.anasazi.draw import draw_table
 
         view = self.revealed_view() if reveal else self.view(player)
-        return draw_table(self.setup, view, ax=ax, reveal=reveal)
+        return draw_table(self.setup, view, ax=ax, reveal=reveal, **options)
 
     # -- hidden information --------------------------------------------------------------------
     def observe(self, player: int) -> dict[str, Any]:
@@ -1099,7 +1109,8 @@ class _Laid:
 
     def __init__(self, camps: list[Camp], expeditions: dict[str, list[Pose]]):
         self.ids = tuple(expeditions)
-        self.pieces = [list(camps), *(list(p) for p in expeditions.values())]
+        # One list, compared with the state's in one go (`AnasaziState._laid`).
+        self.pieces: list[list[Any]] = [list(camps), *(list(p) for p in expeditions.values())]
         camps_json = ", ".join(map(_camp_text, camps))
         expeditions_json = ", ".join(f'{_dumps(e)}: [{", ".join(map(_pose_text, poses))}]'
                                      for e, poses in expeditions.items())
@@ -1118,7 +1129,7 @@ class _Laid:
 # The laid pieces read back, by their text (a state is read at every step of the test harness);
 # an entry enters only once it writes that very text.
 _MEMO_SIZE = 100_000  # texts kept by each of the caches of what JSON reads back
-_LAID = lg.Recent(_MEMO_SIZE)
+_LAID: lg.Recent[bytes, _Laid] = lg.Recent(_MEMO_SIZE)
 
 
 def _laid_from_json(camps: bytes, expeditions: bytes) -> _Laid:
@@ -1181,8 +1192,8 @@ class _TableText:
     digest: str  # a short fingerprint (public: everyone sees the table)
 
 
-_BY_TABLE = lg.Recent(64)
-_BY_TEXT = lg.Recent(64)
+_BY_TABLE: lg.Recent[int, tuple[Table, _TableText]] = lg.Recent(64)
+_BY_TEXT: lg.Recent[str, _TableText] = lg.Recent(64)
 
 
 def _table_text(table: Table) -> _TableText:

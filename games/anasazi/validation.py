@@ -209,7 +209,7 @@ def _check_phase(state: AnasaziState, mesas: set[str]) -> None:
         require(not any(state.expeditions.values()), "expeditions", "no marker is laid in setup")
     require((phase == "over") <= bool(state.ended), "state.ended", "a game over says why it ended")
     if state.ended and phase != "over":
-        require(state.pending and all(d == "take" for d in state.pending), "state.pending",
+        require(bool(state.pending) and all(d == "take" for d in state.pending), "state.pending",
                 "once the game has ended only takes remain")
     require(phase == "over" or not state.bonus, "state.bonus", "bonus treasures go out at the end")
     for i, decision in enumerate(state.pending):

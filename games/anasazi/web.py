@@ -9,7 +9,7 @@ the play area's edge, the part of the explorer left uncovered, the part of a hid
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import shapely
 
@@ -17,14 +17,14 @@ from games.anasazi import legality as lg
 from games.anasazi import reach as rc
 from games.anasazi.actions import BuildCamp, PlaceMarker
 from games.anasazi.components import COLOURS, Table
-from games.anasazi.rules import describe_decision
+from games.anasazi.rules import AnasaziState, describe_decision
 from games.anasazi.draw import (
     ADOBE, ADOBE_EDGE, CAMP_TILE, CLIFF, EARTH, EXPLORER, HIDDEN_TOWER, MARKER, PIECE_COLOURS, SAND,
     camp_colour,
 )
 from geomsim.rules import Action, Event, State, Verdict
 from geomsim.web import svg
-from geomsim.web.hooks import Board, GameWeb, WebError
+from geomsim.web.hooks import JSON, Board, GameWeb, WebError
 
 DISC_SEGMENTS = 64  # quarter segments of the discs drawn for overlaps (a 256-gon)
 MAX_REACH_MARKERS = 3
@@ -40,7 +40,7 @@ def _table_svg(table: Table) -> str:
     return _TABLES.of_table(table, lambda: _make_table_svg(table))
 
 
-_TABLES = lg.Recent(16)
+_TABLES: lg.Recent[int, tuple[Table, str]] = lg.Recent(16)
 
 
 def _make_table_svg(table: Table) -> str:
@@ -109,11 +109,12 @@ class AnasaziWeb(GameWeb):
     """The web hooks of Anasazi."""
 
     def board(self, state: State, viewer: int | None, reveal: bool) -> Board:
-        table, sizes = state.table, state.sizes
-        known = {} if viewer is None else {s: state.towers[s] for s in state.seen[viewer]}
+        s = cast(AnasaziState, state)  # the hooks of Anasazi see Anasazi states
+        table, sizes = s.table, s.sizes
+        known = {} if viewer is None else {t: s.towers[t] for t in s.seen[viewer]}
         r = sizes.play_area_radius + 10
-        body = _table_svg(table) + _pieces_svg(state, known, reveal)
-        board = state.board()
+        body = _table_svg(table) + _pieces_svg(s, known, reveal)
+        board = s.board()
         # Where each expedition ends (the disc its next marker covers), ringed for the one chosen,
         # and how far the centre of a marker on its axis may lie from it and still cover it.
         ends = {}
@@ -179,12 +180,13 @@ class AnasaziWeb(GameWeb):
         if tool != "marker":
             raise WebError(f"unknown Anasazi tool {tool!r} (marker, camp)")
         expedition = params.get("expedition") if isinstance(params, dict) else None
-        ids = [e.id for e in state.table.expedition_camps]
-        if expedition not in ids:
+        ids = [e.id for e in cast(AnasaziState, state).table.expedition_camps]
+        if not isinstance(expedition, str) or expedition not in ids:
             raise WebError(f"choose an expedition ({', '.join(ids)}), not {expedition!r}")
         return PlaceMarker(expedition, x, y, heading % 360.0)
 
-    def overlays(self, state: State, action: Action, player: int, verdict: Verdict) -> list[dict]:
+    def overlays(self, state: State, action: Action, player: int, verdict: Verdict
+                 ) -> list[JSON]:
         s: Any = state
         out = [shape for v in verdict.violations for shape in _violation_shapes(s, action, v)]
         if isinstance(action, PlaceMarker):
@@ -209,13 +211,15 @@ class AnasaziWeb(GameWeb):
             raise WebError(f"markers must be 1 to {MAX_REACH_MARKERS}, not {markers}")
         return expedition, markers
 
-    def analysis(self, state: State, name: str, params: Any, viewer: int | None) -> dict:
+    def analysis(self, state: State, name: str, params: Any, viewer: int | None) -> JSON:
         if name != "reach":
             return super().analysis(state, name, params, viewer)
         s: Any = state
         expedition, markers = self._reach_params(s, params)
         rmap = rc.reach_map(s, markers, player=viewer, expeditions=[expedition])
-        fills, titles, counts = {}, {}, {}
+        fills: dict[str, str] = {}
+        titles: dict[str, str] = {}
+        counts: dict[int, int] = {}
         for sid, r in rmap.results[expedition].items():
             titles[sid] = f"{sid}: {r.status}" + (f" with {r.markers}" if r.reachable else "")
             if r.reachable:
@@ -235,7 +239,8 @@ class AnasaziWeb(GameWeb):
                 "text": f"reach of {expedition} for player {rmap.player}, up to {markers} "
                         f"marker(s): {found}. Click a pueblo for its answer."}
 
-    def pick(self, state: State, name: str, params: Any, target: str, viewer: int | None) -> dict:
+    def pick(self, state: State, name: str, params: Any, target: str, viewer: int | None
+             ) -> JSON:
         if name != "reach":
             return super().pick(state, name, params, target, viewer)
         s: Any = state
@@ -291,21 +296,23 @@ def _violation_shapes(state: Any, action: Action, v: Any) -> list[dict[str, Any]
         return []
     shape, label = None, ""
     if v.rule in (lg.OTHER_CAMP, lg.NEW_CAMP):
-        shape = piece.intersection(_disc(*d["at"], sizes.base_camp_radius))
+        x, y = d["at"]
+        shape = piece.intersection(_disc(x, y, sizes.base_camp_radius))
         label = f"covers {d['area_mm2']:.2f} mm² of player {d['owner']}'s base camp"
     elif v.rule in (lg.MARKER_PLAY_AREA, lg.CAMP_PLAY_AREA):
         shape = piece.difference(_disc(0.0, 0.0, sizes.play_area_radius))
         label = f"hangs {d['overhang_mm']:.3f} mm over the edge"
-    elif v.rule == lg.COVER_EXPLORER:
+    elif v.rule == lg.COVER_EXPLORER and isinstance(action, PlaceMarker):
         x, y, r = lg.expedition_end(state.board(), action.expedition)
         shape = _disc(x, y, r).difference(piece)
         label = f"explorer uncovered by {d['uncovered_mm']:.3f} mm"
-    elif v.rule == lg.ONE_PER_CAMP:
-        start = table.expedition_camp(action.expedition).start
-        shape = _disc(*start, sizes.start_mark_radius).intersection(piece)
+    elif v.rule == lg.ONE_PER_CAMP and isinstance(action, PlaceMarker):
+        x, y = table.expedition_camp(action.expedition).start
+        shape = _disc(x, y, sizes.start_mark_radius).intersection(piece)
         label = "covers the start mark of a started expedition"
     elif v.rule == lg.EXPLORER_VISIBLE:
-        shape = piece.intersection(_disc(*d["explorer"], sizes.explorer_radius))
+        x, y = d["explorer"]
+        shape = piece.intersection(_disc(x, y, sizes.explorer_radius))
         label = f"hides the explorer of {d['expedition']} by {d['depth_mm']:.3f} mm"
     elif v.rule == lg.CAMP_VALLEY:
         shape = piece.intersection(table.mesa(d["mesa"]).polygon)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from geomsim.reading import DataError, short
 
@@ -75,7 +75,8 @@ class Totem:
     @property
     def kind(self) -> str:
         """The effect's kind, e.g. ``move-rock``."""
-        return self.effect["kind"]
+        kind: str = self.effect["kind"]  # one of EFFECTS, as `build_components` checked
+        return kind
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +91,10 @@ class Components:
     explorers_per_player: Mapping[int, int]
     rocks: int
     data: Mapping[str, Any]  # the JSON-able source, for state files
+    # Derived in __post_init__: lookups by id and the canonical text that equality compares.
+    _cards: Mapping[int, Card] = field(init=False, repr=False)
+    _totems: Mapping[int, Totem] = field(init=False, repr=False)
+    json_text: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_cards", {c.id: c for c in self.cards})
@@ -99,10 +104,10 @@ class Components:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Components):
             return NotImplemented
-        return self is other or self.json_text == other.json_text  # type: ignore[attr-defined]
+        return self is other or self.json_text == other.json_text
 
     def __hash__(self) -> int:
-        return hash(self.json_text)  # type: ignore[attr-defined]
+        return hash(self.json_text)
 
     def card(self, card_id: int) -> Card:
         """The card with `card_id`."""
@@ -121,7 +126,7 @@ class Components:
         return sum(len(c.values) - 1 for c in self.columns)
 
 
-def _fail(field: str, message: str) -> None:
+def _fail(field: str, message: str) -> NoReturn:
     raise DataError(f"components.{field}", message)
 
 
@@ -184,7 +189,7 @@ def _totem(data: Mapping[str, Any], i: int) -> Totem:
                  str(data.get("rule", "cibola/totem/timing")))
 
 
-def _unique_ids(items: tuple, field: str) -> None:
+def _unique_ids(items: tuple[Card, ...] | tuple[Totem, ...], field: str) -> None:
     ids = [x.id for x in items]
     if len(set(ids)) != len(ids):
         _fail(field, f"ids repeat: {sorted(i for i in set(ids) if ids.count(i) > 1)}")
@@ -233,7 +238,8 @@ def build_components(data: Mapping[str, Any]) -> Components:
 @cache
 def default_data() -> Mapping[str, Any]:
     """The default component data, read once from components.json."""
-    return json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
+    data: Mapping[str, Any] = json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
+    return data
 
 
 @cache

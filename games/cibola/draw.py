@@ -8,13 +8,16 @@ explorers, sent or sealed explorers, treasures, totems and current points.
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING
 
 import shapely
 from matplotlib.axes import Axes
 
-from games.cibola.components import TREASURES
+from games.cibola.components import TREASURES, Totem
 from geomsim.plotting import PLAYER_COLOURS, draw_discs, draw_labels, draw_polygons, legend, new_axes
+
+if TYPE_CHECKING:
+    from games.cibola.rules import CibolaState
 
 WIDTH, HEIGHT = 24.0, 16.0
 SYMBOL_MARK = {"sundial": "☼", "shield": "◆", "snake": "S", "statuette": "♜", "skull": "☠"}
@@ -23,7 +26,7 @@ ROCK_COLOUR = "#6d6d6d"
 PARCHMENT = "#f6edd9"
 
 
-def draw_state(state: Any, ax: Axes | None = None, reveal: bool = False) -> Axes:
+def draw_state(state: CibolaState, ax: Axes | None = None, reveal: bool = False) -> Axes:
     """Draw `state` on `ax` (a new figure when None); `reveal` shows sealed numbers of the send."""
     if ax is None:
         ax = new_axes(12, 8)
@@ -47,7 +50,7 @@ def draw_state(state: Any, ax: Axes | None = None, reveal: bool = False) -> Axes
     return ax
 
 
-def _title(state: Any) -> str:
+def _title(state: CibolaState) -> str:
     if state.is_over():
         return f"Treasures of Cibola — game over, winners: {', '.join(f'P{p}' for p in state.winners())}"
     movers = ", ".join(f"P{p}" for p in state.to_move())
@@ -55,7 +58,7 @@ def _title(state: Any) -> str:
     return f"Treasures of Cibola — round {state.round}, {doing}; to move: {movers}"
 
 
-def _decision_words(state: Any) -> str:
+def _decision_words(state: CibolaState) -> str:
     kind = state.decision[0] if state.decision else ""
     return {"take": "obtaining treasures", "rock": "placing a rock", "totem": "choosing a totem",
             "move": "moving a rock (totem)", "copy": "copying a totem"}.get(kind, state.stage)
@@ -65,7 +68,7 @@ def _box(x: float, y: float, w: float, h: float) -> shapely.Polygon:
     return shapely.box(x, y, x + w, y + h)
 
 
-def _totems(ax: Axes, state: Any) -> None:
+def _totems(ax: Axes, state: CibolaState) -> None:
     """The revealed totems still above the temple, with their texts."""
     x0, y0, w, h = 0.6, 13.0, 2.5, 1.9
     ax.text(x0, y0 + h + 0.25, "totems above the temple", fontsize=8, style="italic")
@@ -81,7 +84,7 @@ def _totems(ax: Axes, state: Any) -> None:
                 fontsize=5.5, ha="center", va="center")
 
 
-def _temple(ax: Axes, state: Any) -> None:
+def _temple(ax: Axes, state: CibolaState) -> None:
     """Five columns of chambers, top first; rocks on covered chambers; the visible value framed."""
     x0, top, w, h, gap = 0.9, 12.2, 1.7, 1.15, 0.35
     deepest = max(len(c.values) for c in state.components.columns)
@@ -116,7 +119,7 @@ def _temple(ax: Axes, state: Any) -> None:
             fontsize=8, style="italic")
 
 
-def _card(ax: Axes, state: Any, card_id: int, x: float, y: float, w: float, h: float) -> None:
+def _card(ax: Axes, state: CibolaState, card_id: int, x: float, y: float, w: float, h: float) -> None:
     """A treasure card face: deck colour band, top symbol, treasures as coloured tokens."""
     card = state.components.card(card_id)
     draw_polygons(ax, [_box(x, y, w, h)], facecolor=PARCHMENT, linewidth=1.0)
@@ -137,7 +140,7 @@ def _card(ax: Axes, state: Any, card_id: int, x: float, y: float, w: float, h: f
                 fontsize=8, color="white", weight="bold")
 
 
-def _row(ax: Axes, state: Any) -> None:
+def _row(ax: Axes, state: CibolaState) -> None:
     """The four revealed slots A-D (empty ones dashed: no refill)."""
     x0, y0, w, h, gap = 11.2, 8.1, 1.9, 3.0, 0.3
     ax.text(x0, y0 + h + 0.35, "revealed treasures", fontsize=8, style="italic")
@@ -151,7 +154,7 @@ def _row(ax: Axes, state: Any) -> None:
             _card(ax, state, card_id, x, y0, w, h)
 
 
-def _camp_and_deck(ax: Axes, state: Any) -> None:
+def _camp_and_deck(ax: Axes, state: CibolaState) -> None:
     """The deck (face down, by layers), the box, the camp and who holds the torch."""
     x, y, w, h = 20.3, 8.1, 1.9, 3.0
     layers = min(4, (len(state.deck) + 7) // 8)
@@ -182,7 +185,7 @@ def _explorers(ax: Axes, x: float, y: float, n: int, colour: str, per_row: int =
     draw_discs(ax, xs, ys, size, facecolor=colour, edgecolor="black", linewidth=0.4)
 
 
-def _player(ax: Axes, state: Any, p: int, reveal: bool) -> None:
+def _player(ax: Axes, state: CibolaState, p: int, reveal: bool) -> None:
     """A player's panel: explorers, the send, treasures, totems, points; the torch if theirs."""
     n = state.num_players
     w = (WIDTH - 0.6) / n - 0.2
@@ -211,7 +214,7 @@ def _player(ax: Axes, state: Any, p: int, reveal: bool) -> None:
             va="center", ha="right", color="#555555")
 
 
-def _short(totem: Any) -> str:
+def _short(totem: Totem) -> str:
     """A totem's effect in a few words, for the player panels."""
     e = totem.effect
     return {
@@ -225,7 +228,7 @@ def _short(totem: Any) -> str:
     }[totem.kind]()
 
 
-def _send_words(state: Any, p: int, reveal: bool) -> str:
+def _send_words(state: CibolaState, p: int, reveal: bool) -> str:
     if state.stage == "send" and state.sealed is not None:
         if p not in state.sealed.choices:
             return "sending: choosing…"
@@ -237,7 +240,7 @@ def _send_words(state: Any, p: int, reveal: bool) -> str:
     return ""
 
 
-def _treasures(ax: Axes, state: Any, p: int, x: float, y: float, w: float) -> None:
+def _treasures(ax: Axes, state: CibolaState, p: int, x: float, y: float, w: float) -> None:
     """Five tokens with the player's count of each treasure."""
     step = min(0.95, (w - 0.3) / len(TREASURES))
     xs = [x + 0.35 + k * step for k in range(len(TREASURES))]

@@ -69,6 +69,7 @@ from games.cibola.rules import (
     CARDS_PER_ROUND,
     SLOTS,
     ChooseTotem,
+    CibolaState,
     CopyTotem,
     MoveRock,
     PlaceRock,
@@ -139,7 +140,7 @@ TABLES_SIZE = T_ROCKS + 1
 
 
 # -- encoding (Python) ------------------------------------------------------------------------
-def _record(state) -> list[int]:
+def _record(state: CibolaState) -> list[int]:
     """The state as one flat list of ints (layout in the module docstring)."""
     p = state.num_players
     rec = [p, state.round, STAGES[state.stage], state.torch, state.camp,
@@ -178,7 +179,7 @@ def _record(state) -> list[int]:
     return rec
 
 
-def encode(state) -> np.ndarray:
+def encode(state: CibolaState) -> np.ndarray:
     """The record the kernel starts a game from (hidden parts included: deck order, sealed
     numbers)."""
     return np.array(_record(state), dtype=np.int64)
@@ -251,26 +252,25 @@ def decode(code: int) -> Action:
 
 def code(action: Action) -> int:
     """The code of an action of the rules (the inverse of `decode`)."""
-    kind = action.kind
-    if kind == "send":
+    if isinstance(action, Send):
         return SEND * CODE_BASE + action.explorers
-    if kind == "take":
+    if isinstance(action, Take):
         return TAKE * CODE_BASE + SLOTS.index(action.slot)
-    if kind in ("totem", "copy"):
-        return KINDS[kind] * CODE_BASE + action.totem
-    where = TREASURES.index(action.column) * CHAMBER_STRIDE + action.chamber - 1
-    if kind == "rock":
-        return ROCK * CODE_BASE + where
-    if kind == "move":
+    if isinstance(action, (ChooseTotem, CopyTotem)):
+        return KINDS[action.kind] * CODE_BASE + action.totem
+    if isinstance(action, (PlaceRock, MoveRock)):
+        where = TREASURES.index(action.column) * CHAMBER_STRIDE + action.chamber - 1
+        if isinstance(action, PlaceRock):
+            return ROCK * CODE_BASE + where
         return MOVE * CODE_BASE + 2 * where + (action.direction == "down")
-    raise ValueError(f"cibola playouts: no code for action kind {kind!r}")
+    raise ValueError(f"cibola playouts: no code for action kind {action.kind!r}")
 
 
 # -- the kernel (numba) -----------------------------------------------------------------------
 @numba.njit(cache=True)
 def _read_list(rec: np.ndarray, at: int, b: np.ndarray, to: int) -> int:
     """Copy the length-prefixed list at rec[at] to b[to:]; the index after it in `rec`."""
-    n = rec[at]
+    n: int = rec[at]
     b[to: to + n] = rec[at + 1: at + 1 + n]
     return at + 1 + n
 
@@ -574,9 +574,9 @@ def _apply(b: np.ndarray, t: np.ndarray, player: int, code: int) -> None:
 @numba.njit(cache=True)
 def _effects(b: np.ndarray, player: int, out: np.ndarray) -> int:
     """The player's totems then copied totems (CibolaState._effects), into `out`; how many."""
-    n = b[NTOTEMS + player]
+    n: int = b[NTOTEMS + player]
     out[:n] = b[TOTEMS + TOTEM_CAP * player: TOTEMS + TOTEM_CAP * player + n]
-    m = b[NCOPIES + player]
+    m: int = b[NCOPIES + player]
     out[n: n + m] = b[COPIES + TOTEM_CAP * player: COPIES + TOTEM_CAP * player + m]
     return n + m
 
@@ -691,7 +691,7 @@ def play_batch(records: np.ndarray, starts: np.ndarray, t: np.ndarray, seed: int
 
 
 # -- entry point ------------------------------------------------------------------------------
-def random_playouts(states: Sequence, seed: int = 0) -> Playouts:
+def random_playouts(states: Sequence[CibolaState], seed: int = 0) -> Playouts:
     """Play copies of `states` (one player count, one set of components) to the end at random."""
     seed = playout_seed(seed, "cibola")
     if not states:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -57,6 +57,11 @@ from geomsim.rules import (
     Violation,
     read_state_json,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from games.cibola.encoding import CibolaEncoding
 
 CARDS_PER_ROUND = 4
 TOTEMS_REVEALED = 5
@@ -398,7 +403,8 @@ class Cibola(Game):
         self.require_playouts()
         from games.cibola import playout
 
-        return playout.random_playouts(states, seed)
+        # The engine hands a game only states of its own.
+        return playout.random_playouts(cast("Sequence[CibolaState]", states), seed)
 
     def make_setup(self, players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:
         """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""
@@ -410,7 +416,7 @@ class Cibola(Game):
         return parse_action(text)
 
     # -- action ids and observation tensors (games/cibola/encoding.py) ------------------------
-    def encoding(self, players: int) -> Any:
+    def encoding(self, players: int) -> CibolaEncoding:
         """Action ids and observation tensor with the default components (docs/ecosystem.md)."""
         from games.cibola.encoding import encoding
 
@@ -438,8 +444,41 @@ def _components(setup: Mapping[str, Any]) -> Components:
 
 
 # -- the state --------------------------------------------------------------------------------
+# A decision at hand: (kind, player, arg); arg is the card (rock, totem), the totem card (move,
+# copy) or None (take).
+Decision = tuple[str, int, int | None]
+
+
 class CibolaState(State):
     """A moment of a game of Treasures of Cibola."""
+
+    game: Cibola
+    components: Components
+    options: dict[str, bool]
+    deck: Deck[int]
+    row: list[int | None]  # the revealed cards by slot, None where taken
+    box: list[int]
+    explorers: list[int]
+    camp: int
+    sent: list[int]
+    in_temple: list[int]
+    sealed: SealedChoices | None  # the send under way (stage SEND only)
+    torch: int
+    round: int
+    stage: str
+    order: list[int]
+    pending: list[Decision]
+    last_taker: int | None
+    hands: list[list[int]]
+    counts: list[list[int]]  # treasures held by kind, in TREASURES order
+    totems: list[list[int]]
+    copies: list[list[int]]
+    offer: list[int]
+    boxed_totems: list[int]
+    used: list[int]
+    covered: list[list[bool]]
+    rocks_placed: int
+    _movers: tuple[int, ...]
 
     def __init__(self, game: Cibola, components: Components, players: int):
         self.game, self.components, self.num_players, self.history = game, components, players, []
@@ -475,14 +514,15 @@ class CibolaState(State):
 
     def _set_movers(self) -> None:
         if self.stage == SEND:
-            self._movers = self.sealed.waiting()
+            # None only in a state read back without its send, which `check_stage` then refuses.
+            self._movers = self.sealed.waiting() if self.sealed else ()
         elif self.pending:
             self._movers = (self.pending[0][1],)
         else:
             self._movers = ()
 
     @property
-    def decision(self) -> tuple[str, int, Any] | None:
+    def decision(self) -> Decision | None:
         """The decision at hand outside the send: (kind, player, card or totem id), or None."""
         return self.pending[0] if self.stage != SEND and self.pending else None
 
@@ -512,10 +552,21 @@ class CibolaState(State):
                              {"open": 1, "chamber": chamber + 1})
         return None
 
-    def _column_index(self, name: str, rule: str) -> tuple[int | None, list[Violation]]:
+    def _column_index(self, name: str, rule: str) -> int | Violation:
+        """The index of the column `name`, or why there is none."""
         if name not in TREASURES:
-            return None, [Violation(rule, f"no column {name!r} (columns: {', '.join(TREASURES)})")]
-        return TREASURES.index(name), []
+            return Violation(rule, f"no column {name!r} (columns: {', '.join(TREASURES)})")
+        return TREASURES.index(name)
+
+    def _move_totem(self, arg: int | None) -> Totem:
+        """The move-rock totem card that a move decision's `arg` names."""
+        assert arg is not None, "a move decision names its totem card"
+        return self.components.totem(arg)
+
+    def _send_under_way(self) -> SealedChoices:
+        """The sealed send (there is one in stage SEND)."""
+        assert self.sealed is not None, "no send is under way"
+        return self.sealed
 
     # -- legal actions --------------------------------------------------------------------------
     def _legal_actions(self, player: int) -> ActionSpace:
@@ -530,7 +581,7 @@ class CibolaState(State):
         if kind == TOTEM:
             return FiniteActionSpace([ChooseTotem(t) for t in self.offer])
         if kind == MOVE:
-            return FiniteActionSpace(self._move_actions(self.components.totem(arg).effect["step"]))
+            return FiniteActionSpace(self._move_actions(self._move_totem(arg).effect["step"]))
         if kind == COPY:
             return FiniteActionSpace([CopyTotem(t) for t in self._copyable()])
         return EMPTY_SPACE
@@ -579,17 +630,17 @@ class CibolaState(State):
         wrong = self._stage_violation(action)
         if wrong:
             return [wrong]
-        kind = action.kind
-        if kind == "send":
+        if isinstance(action, Send):
             return self._send_violations(action, player)
-        if kind == "take":
+        if isinstance(action, Take):
             return self._take_violations(action)
-        if kind == "rock":
+        if isinstance(action, PlaceRock):
             return self._rock_violations(action)
-        if kind == "totem":
+        if isinstance(action, ChooseTotem):
             return self._totem_violations(action)
-        if kind == "move":
+        if isinstance(action, MoveRock):
             return self._move_violations(action)
+        assert isinstance(action, CopyTotem)  # `check` admits only ACTION_TYPES
         return self._copy_violations(action)
 
     def _stage_violation(self, action: Action) -> Violation | None:
@@ -609,7 +660,7 @@ class CibolaState(State):
         return Violation(rule, f"player {who} must {doing} now, not '{action.kind}'",
                          {"decision": want})
 
-    def _decision_rule(self, kind: str, arg: Any) -> tuple[str, str]:
+    def _decision_rule(self, kind: str, arg: int | None) -> tuple[str, str]:
         """The rule behind a decision at hand, and what it asks for, in words."""
         if kind == TAKE:
             return "cibola/obtain/one-card", "take a revealed card"
@@ -618,7 +669,7 @@ class CibolaState(State):
         if kind == TOTEM:
             return "cibola/symbol/totem", f"choose a totem for card #{arg}"
         if kind == MOVE:
-            return self.components.totem(arg).rule, f"move a rock for totem {arg}"
+            return self._move_totem(arg).rule, f"move a rock for totem {arg}"
         return "cibola/totem/copy", "point to a used totem to copy"
 
     def _send_violations(self, action: Send, player: int) -> list[Violation]:
@@ -642,9 +693,9 @@ class CibolaState(State):
         return []
 
     def _rock_violations(self, action: PlaceRock) -> list[Violation]:
-        column, found = self._column_index(action.column, "cibola/symbol/rock")
-        if found:
-            return found
+        column = self._column_index(action.column, "cibola/symbol/rock")
+        if isinstance(column, Violation):
+            return [column]
         if self.rocks_left <= 0:
             return [Violation("cibola/symbol/rock", "no rock is left beside the temple")]
         wrong = self._cover_violation(column, _chamber(action.chamber), "cibola/symbol/rock")
@@ -657,15 +708,15 @@ class CibolaState(State):
         return []
 
     def _move_violations(self, action: MoveRock) -> list[Violation]:
-        totem = self.components.totem(self.pending[0][2])
+        totem = self._move_totem(self.pending[0][2])
         rule = totem.rule
         step = totem.effect["step"]
         if DIRECTIONS.get(action.direction) != step:
             return [Violation(rule, f"totem {totem.id} moves a rock {'down' if step > 0 else 'up'}, "
                               f"not {action.direction!r}")]
-        column, found = self._column_index(action.column, rule)
-        if found:
-            return found
+        column = self._column_index(action.column, rule)
+        if isinstance(column, Violation):
+            return [column]
         chambers, here = self.covered[column], _chamber(action.chamber)
         if not (0 <= here < len(chambers) and chambers[here]):
             return [Violation(rule, f"no rock lies on {action.column} chamber {action.chamber}",
@@ -682,21 +733,21 @@ class CibolaState(State):
 
     # -- applying -------------------------------------------------------------------------------
     def _apply(self, action: Action, player: int) -> list[Event]:
-        kind = action.kind
-        if kind == "send":
+        if isinstance(action, Send):
             events = self._send(player, action.explorers)
         else:
             self.pending.pop(0)
-            if kind == "take":
+            if isinstance(action, Take):
                 events = self._take(player, SLOTS.index(action.slot))
-            elif kind == "rock":
+            elif isinstance(action, PlaceRock):
                 events = self._place_rock(player, TREASURES.index(action.column),
                                           _chamber(action.chamber))
-            elif kind == "totem":
+            elif isinstance(action, ChooseTotem):
                 events = self._choose_totem(player, action.totem)
-            elif kind == "move":
+            elif isinstance(action, MoveRock):
                 events = self._move_rock(player, action)
             else:
+                assert isinstance(action, CopyTotem)  # `check` admits only ACTION_TYPES
                 events = self._copy(player, action.totem)
             events += self._advance()
         self._set_movers()
@@ -714,14 +765,15 @@ class CibolaState(State):
         return [Event("discovered", None, {"round": self.round, "cards": cards})]
 
     def _send(self, player: int, n: int) -> list[Event]:
-        self.sealed.submit(player, n)
-        if not self.sealed.complete:
+        sealed = self._send_under_way()
+        sealed.submit(player, n)
+        if not sealed.complete:
             return [Event("sealed", player)]  # the number stays secret (`cibola/send/sealed`)
         return self._reveal_sends()
 
     def _reveal_sends(self) -> list[Event]:
         """All reveal at once; zero-senders share the camp; the order of taking is fixed."""
-        sent = [self.sealed.reveal()[p] for p in range(self.num_players)]
+        sent = [self._send_under_way().reveal()[p] for p in range(self.num_players)]
         self.sealed, self.sent = None, sent
         for p, n in enumerate(sent):
             self.explorers[p] -= n
@@ -742,6 +794,7 @@ class CibolaState(State):
         self.camp += self.in_temple[player]  # `cibola/obtain/explorers-to-camp`
         self.in_temple[player] = 0
         card_id = self.row[slot]
+        assert card_id is not None, "the take was checked: the slot holds a card"
         self.row[slot] = None
         card = self.components.card(card_id)
         self.hands[player].append(card_id)
@@ -789,7 +842,7 @@ class CibolaState(State):
         self.copies[player].append(totem_id)
         return [Event("copied", player, {"totem": totem_id})] + self._perform(player, totem_id)
 
-    def _possible(self, kind: str, arg: Any) -> bool:
+    def _possible(self, kind: str, arg: int | None) -> bool:
         """True when a decision can be made at all (else it is skipped: nothing to do)."""
         if kind == TAKE:
             return any(c is not None for c in self.row)
@@ -798,7 +851,7 @@ class CibolaState(State):
         if kind == TOTEM:
             return bool(self.offer)
         if kind == MOVE:
-            return bool(self._move_actions(self.components.totem(arg).effect["step"]))
+            return bool(self._move_actions(self._move_totem(arg).effect["step"]))
         return bool(self._copyable())
 
     def _advance(self) -> list[Event]:
@@ -901,7 +954,8 @@ class CibolaState(State):
     def figures(self) -> dict[str, Any]:
         """Numbers for batch analysis: treasures taken by kind, rocks placed, explorers left;
         how the game ended, once over."""
-        found = {f"{name} taken": sum(c[i] for c in self.counts) for i, name in enumerate(TREASURES)}
+        found: dict[str, int | str] = {f"{name} taken": sum(c[i] for c in self.counts)
+                                       for i, name in enumerate(TREASURES)}
         found["rocks placed"] = sum(sum(chambers) for chambers in self.covered)
         found["explorers left"] = sum(self.explorers)
         if self.is_over():
@@ -1019,7 +1073,7 @@ class CibolaState(State):
 
     def _reseal(self, player: int, n: int) -> None:
         """Replace `player`'s sealed number, in the sealed choices and in the history."""
-        self.sealed.choices[player] = n
+        self._send_under_way().choices[player] = n
         for i in range(len(self.history) - 1, -1, -1):
             who, action, events = self.history[i]
             if who == player and action.kind == "send":
@@ -1028,7 +1082,7 @@ class CibolaState(State):
 
     # -- action ids, observation tensor, text board (games/cibola/encoding.py, text.py) --------
     @property
-    def encoding(self) -> Any:
+    def encoding(self) -> CibolaEncoding:
         """Action ids and observation tensor for this state's components and player count."""
         from games.cibola.encoding import encoding
 
@@ -1040,7 +1094,7 @@ class CibolaState(State):
 
         return board_text(self)
 
-    def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
+    def draw(self, ax: Axes | None = None, reveal: bool = False, **options: Any) -> Axes:
         """Draw this moment (see games.cibola.draw); `reveal` shows the sealed numbers."""
         from games.cibola.draw import draw_state
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 import msgspec
 from msgspec import Meta
 
-from games.cibola.components import TREASURES
-from geomsim.reading import index, require, same_items
+from games.cibola.components import TREASURES, Components
+from geomsim.reading import DataError, index, require, same_items
 
 if TYPE_CHECKING:
     from games.cibola.rules import CibolaState
@@ -95,7 +95,7 @@ def check_counts(data: dict[str, Any]) -> int:
     return players
 
 
-def check_items(data: dict[str, Any], comp: Any, pool: list[int]) -> None:
+def check_items(data: dict[str, Any], comp: Components, pool: list[int]) -> None:
     """Cards, explorers and totems conserved, rocks counted (`pool`: the totem ids in play):
     `DataError` naming the field that breaks one."""
     found = data["deck"] + [c for c in data["row"] if c is not None] + data["box"]
@@ -131,12 +131,13 @@ def _check_stage(state: CibolaState, players: int) -> None:
     """The stage, the sealed send and the decisions at hand agree."""
     stage = state.stage
     if stage == "send":
-        require(state.sealed is not None, "sealed", "the send is sealed while sending")
+        if state.sealed is None:
+            raise DataError("sealed", "the send is sealed while sending")
         require(state.sealed.players == tuple(range(players)), "sealed.players", "every player sends")
         for p, n in state.sealed.choices.items():
             index(p, players, "sealed.choices", "player")
             require(n <= state.explorers[p], f"sealed.choices.{p}", f"{n} explorers sent of {state.explorers[p]}")
-        require(not state.pending and state.to_move(), "pending", "no decision at hand while sending")
+        require(not state.pending and bool(state.to_move()), "pending", "no decision at hand while sending")
     else:
         require(state.sealed is None, "sealed", f"no sealed send in stage {stage}")
     if stage in ("obtain", "round-end", "final"):  # these stages pass at once without one
@@ -148,13 +149,13 @@ def _check_stage(state: CibolaState, players: int) -> None:
         require(state._possible(kind, arg), "pending[0]", f"the {kind} decision at hand cannot be made")
 
 
-def _check_decision(comp: Any, kind: str, arg: Any, path: str) -> None:
+def _check_decision(comp: Components, kind: str, arg: Any, path: str) -> None:
     if kind == "take":
         require(arg is None, path, "a take names no card")
     elif kind in ("rock", "totem"):
-        require(arg in comp._cards and comp.card(arg).symbol == kind, path,  # type: ignore[attr-defined]
+        require(arg in comp._cards and comp.card(arg).symbol == kind, path,
                 f"the {kind} decision names a card with a {kind} symbol")
     else:
         wanted = "move-rock" if kind == "move" else "copy"
-        require(arg in comp._totems and comp.totem(arg).kind == wanted, path,  # type: ignore[attr-defined]
+        require(arg in comp._totems and comp.totem(arg).kind == wanted, path,
                 f"the {kind} decision names a {wanted} totem")

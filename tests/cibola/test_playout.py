@@ -193,3 +193,12 @@ def test_compiled_games_follow_the_law_of_interface_random_games(players):
     """Uniform among the same legal actions: the mean game length agrees with random games
     played through the interface from the same setups (within 3 standard errors)."""
     assert playout_length_gap(GAME, players, games=300, seed=100) < 3
+
+
+def test_an_action_of_another_game_has_no_code():
+    """The kernel's action codes cover Cibola's actions only: another's is a `ValueError` that
+    names its kind (it was an AttributeError)."""
+    from geomsim.rules import Action
+
+    with pytest.raises(ValueError, match="no code for action kind 'action'"):
+        playout.code(Action())

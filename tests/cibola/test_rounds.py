@@ -249,3 +249,15 @@ def test_end_deck_out():
         sends(full, 0, 0)
         _finish_round(full)
     assert full.round == 8 and len(full.deck) == 0
+
+
+def test_a_state_in_the_send_stage_without_its_send_is_refused_by_name():
+    """cibola/send/sealed: a state read back while sending must hold the sealed send; without
+    it the reading fails with a `DataError` naming the field (it raised AttributeError)."""
+    from geomsim.reading import DataError
+
+    data = json.loads(GAME.new_state(2, seed=1).to_json())
+    assert data["stage"] == "send" and data["sealed"] is not None
+    data["sealed"] = None
+    with pytest.raises(DataError, match=r"^sealed: the send is sealed while sending"):
+        GAME.state_from_json(json.dumps(data))

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 
 from games.aztekz import GAME
 from games.aztekz.components import default_data
+from geomsim import load_game
+from geomsim.reading import DataError
 from geomsim.rules import IllegalAction
 from tests.aztekz.builders import CORNER, CROSS, STRAIGHT, legal_texts, make, play, row, rules_of
 
@@ -490,3 +495,24 @@ def test_defaults_are_data():
     assert (state.comp.grid_size, state.comp.max_heroes_per_card) == (5, 4)
     small = GAME.new_state(2, setup={"components": {"grid_size": 3}})
     assert small.grid.size == 3
+
+
+def test_a_state_with_scared_souls_but_no_chosen_hero_is_refused_by_name():
+    """Souls are scared by the slave chosen this turn: a state read back with scared souls and
+    no hero chosen is a `DataError` on ``scare`` (it read back, then its first check raised
+    TypeError)."""
+    state, rng = GAME.new_state(2, seed=0), random.Random(1)
+    while json.loads(state.to_json())["scare"] is None:
+        player = state.to_move()[0]
+        state.apply(rng.choice(list(state.legal_actions(player))), player)
+    data = json.loads(state.to_json())
+    GAME.state_from_json(json.dumps(data))  # as it is, it reads back
+    data["hero"] = None
+    with pytest.raises(DataError, match=r"^scare: souls are scared by the slave chosen"):
+        GAME.state_from_json(json.dumps(data))
+
+
+def test_the_kernel_plays_aztekz_states_only():
+    """Another game's state in a batch of playouts is a one-line `ValueError`."""
+    with pytest.raises(ValueError, match="Aztekz states only"):
+        GAME.random_playouts([load_game("cibola").new_state(2, seed=0)], seed=0)

@@ -1,5 +1,5 @@
-"""The engine type-checks clean under mypy with the project's configuration (``[tool.mypy]`` in
-pyproject.toml): CI runs it through the README's test command (issue 17)."""
+"""The engine and the games type-check clean under mypy with the project's configuration
+(``[tool.mypy]`` in pyproject.toml): CI runs it through the README's test command (issue 17)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_mypy_is_clean_on_every_module_of_the_engine():
+def test_mypy_is_clean_on_every_module_of_the_engine_and_the_games():
     done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, f"mypy found problems:\n{done.stdout[-4000:]}{done.stderr[-2000:]}"
     found = re.search(r"^Success: no issues found in (\d+) source files?$", done.stdout, re.M)
     assert found, done.stdout
-    modules = list((ROOT / "geomsim").rglob("*.py"))
-    assert int(found.group(1)) == len(modules), "mypy checks every module of geomsim/, no fewer"
+    modules = [*(ROOT / "geomsim").rglob("*.py"), *(ROOT / "games").rglob("*.py")]
+    assert int(found.group(1)) == len(modules), "mypy checks every module of geomsim/ and " \
+        "games/, no fewer"

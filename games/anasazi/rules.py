@@ -181,8 +181,8 @@ SAMPLES_PER_EXPEDITION = 48
 PER_EXPEDITION = 2  # legal markers taken from one expedition's candidates
 SAMPLE_ROUNDS = 6
 CAMP_SAMPLES = 8  # candidate base camps per legal one wanted (about half the play area is valley)
-CAMP_SHARE = 0.3
-CHOICE_SAMPLES = 64  # covering poses drawn per expedition for `choice_figures`  # how often the sampler offers a base camp when both kinds are possible
+CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
+CHOICE_SAMPLES = 64  # covering poses drawn per expedition for `choice_figures`
 
 # What the legality of a base camp or marker depends on (`AnasaziState._position`): the board,
 # the phase, the player to move, the actions left, the open decisions, the player.
@@ -1164,7 +1164,6 @@ def _camp_text(camp: Camp) -> str:
     return f"[{int(camp.owner)}, {camp.x!r}, {camp.y!r}]"
 
 
-@functools.lru_cache(maxsize=4096)
 @functools.lru_cache(maxsize=4096)
 def _look(sector: str) -> LookTower:
     """The look at `sector` (actions are immutable: one per sector serves every state)."""

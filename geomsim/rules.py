@@ -171,6 +171,7 @@ class Action:
 
 
 A = TypeVar("A", bound=Action)
+S = TypeVar("S", bound="State")
 
 
 def construct(cls: type[A], values: Mapping[str, Any], fields: set[str]) -> A:
@@ -534,6 +535,15 @@ class Game(ABC):
         except NotImplementedError:
             return False
         return True
+
+    def own_states(self, states: Sequence[State], cls: type[S]) -> list[S]:
+        """`states` as this game's state class `cls`; `ValueError` if one is another's (a
+        compiled player reads its own states' fields)."""
+        foreign = [type(s).__name__ for s in states if not isinstance(s, cls)]
+        if foreign:
+            raise ValueError(f"{self.name} playouts: a batch holds {cls.__name__}s only, "
+                             f"not {foreign[0]}")
+        return [s for s in states if isinstance(s, cls)]
 
     def require_playouts(self) -> None:
         """Raise `NotImplementedError`, saying why, unless `random_playouts` can run here."""

@@ -46,3 +46,18 @@ def test_a_cold_kernel_says_it_compiles_once_and_a_cached_one_says_nothing(tmp_p
 
 def test_a_kernel_whose_cache_cannot_be_read_compiles_silently():
     assert is_cached(lambda x: x) is None
+
+
+@pytest.mark.parametrize("name, other", [("anasazi", "cibola"), ("cibola", "aztekz"),
+                                         ("aztekz", "anasazi")])
+def test_a_compiled_player_refuses_another_games_states_by_name(name: str, other: str) -> None:
+    """`Game.own_states`: a batch of playouts holding another game's state is one `ValueError`
+    naming both state classes, before any kernel runs (each game raised AttributeError, or
+    said it in words of its own)."""
+    from geomsim import load_game
+
+    game, foreign = load_game(name), load_game(other).new_state(2, seed=0)
+    mine = type(game.new_state(2, seed=0)).__name__
+    with pytest.raises(ValueError, match=f"^{name} playouts: a batch holds {mine}s only, "
+                                         f"not {type(foreign).__name__}$"):
+        game.random_playouts([game.new_state(2, seed=0), foreign], seed=0)

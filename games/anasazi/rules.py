@@ -232,10 +232,11 @@ class AnasaziGame(Game):
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Random games to the end in a compiled kernel (games.anasazi.playout, imported here
         so that numba loads only when asked for)."""
+        own = self.own_states(states, AnasaziState)
         self.require_playouts()
         from games.anasazi.playout import random_playouts
 
-        return random_playouts(states, seed)  # type: ignore[arg-type]
+        return random_playouts(own, seed)
 
     def make_setup(self, players: int, seed: int) -> dict[str, Any]:
         """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""

@@ -79,7 +79,7 @@ from games.aztekz.rules import (
 )
 from geomsim.discrete import SIDE_NAMES, SIDES
 from geomsim.compiled import compiling
-from geomsim.rules import Action, Playouts, State, playout_seed
+from geomsim.rules import Action, Playouts, playout_seed
 
 Ints = NDArray[np.int64]  # every array of the layout below
 
@@ -250,15 +250,12 @@ def kernel_inputs(states: Sequence[AztekzState]) -> KernelInputs:
     return (*tables(comp), cells, loose, heroes, deck, supply, sc)
 
 
-def random_playouts(states: Sequence[State], seed: int = 0) -> Playouts:
+def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:
     """Play copies of `states` to the end with uniform random choices (see the module docstring)."""
-    batch = [s for s in states if isinstance(s, AztekzState)]
-    if len(batch) != len(states):
-        raise ValueError("aztekz playouts: a batch holds Aztekz states only")
-    inputs = kernel_inputs(batch)
+    inputs = kernel_inputs(states)
     with compiling("the Aztekz random player", play_batch):
         log, offsets, final = play_batch(*inputs, np.int64(playout_seed(seed, "aztekz")))
-    comp, players = batch[0].comp, batch[0].num_players
+    comp, players = states[0].comp, states[0].num_players
     points = final[:, S_POINTS:S_POINTS + players]
     collected = final[:, S_COLLECTED:S_COLLECTED + players]
     return Playouts(scores=points.astype(float), winners=winners(points, collected),

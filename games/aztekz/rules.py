@@ -382,10 +382,11 @@ class AztekzGame(Game):
 
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Uniformly random games to the end in a compiled kernel (games.aztekz.playout)."""
+        own = self.own_states(states, AztekzState)
         self.require_playouts()
         from games.aztekz.playout import random_playouts  # numba only when asked for
 
-        return random_playouts(states, seed)
+        return random_playouts(own, seed)
 
     def parse_action(self, text: str) -> Action:
         """The action written in text form (see the module docstring)."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -400,11 +400,11 @@ class Cibola(Game):
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Play copies of `states` to the end at random in a compiled kernel
         (games.cibola.playout, imported here so that numba loads only when asked for)."""
+        own = self.own_states(states, CibolaState)
         self.require_playouts()
         from games.cibola import playout
 
-        # The engine hands a game only states of its own.
-        return playout.random_playouts(cast("Sequence[CibolaState]", states), seed)
+        return playout.random_playouts(own, seed)
 
     def make_setup(self, players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:
         """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""

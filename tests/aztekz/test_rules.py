@@ -9,7 +9,6 @@ import pytest
 
 from games.aztekz import GAME
 from games.aztekz.components import default_data
-from geomsim import load_game
 from geomsim.reading import DataError
 from geomsim.rules import IllegalAction
 from tests.aztekz.builders import CORNER, CROSS, STRAIGHT, legal_texts, make, play, row, rules_of
@@ -510,9 +509,3 @@ def test_a_state_with_scared_souls_but_no_chosen_hero_is_refused_by_name():
     data["hero"] = None
     with pytest.raises(DataError, match=r"^scare: souls are scared by the slave chosen"):
         GAME.state_from_json(json.dumps(data))
-
-
-def test_the_kernel_plays_aztekz_states_only():
-    """Another game's state in a batch of playouts is a one-line `ValueError`."""
-    with pytest.raises(ValueError, match="Aztekz states only"):
-        GAME.random_playouts([load_game("cibola").new_state(2, seed=0)], seed=0)

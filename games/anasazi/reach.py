@@ -183,27 +183,32 @@ class Target:
 SMALL = 24  # points: fewer are measured in plain Python (numpy's per-call cost dominates)
 
 
-def convex_corners(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
-                   ) -> list[NDArray[np.complex128] | None]:
-    """Each convex polygon's corners, counter-clockwise, as complex numbers x + iy; None for
-    a geometry that is not a convex polygon (its area is not its hull's, as `math.isclose`
-    with tolerances 1e-12 judges)."""
+def _convex_rings(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
+                  ) -> tuple[NDArray[np.bool_], NDArray[np.complex128], NDArray[np.intp]]:
+    """Which geometries are convex polygons (the area is the hull's, as `math.isclose` with
+    tolerances 1e-12 judges), and the corners of those, counter-clockwise and not closed, one
+    polygon after another, as complex numbers x + iy, with how many each has."""
     polygons = np.asarray(polygons, dtype=object)
     area, hull = shapely.area(polygons), shapely.area(shapely.convex_hull(polygons))
     convex = ((shapely.get_type_id(polygons) == shapely.GeometryType.POLYGON)
               & (shapely.get_num_interior_rings(polygons) == 0)
               & (np.abs(area - hull) <= np.maximum(
                   1e-12 * np.maximum(np.abs(area), np.abs(hull)), 1e-12)))
-    out: list[NDArray[np.complex128] | None] = [None] * len(polygons)
-    chosen = np.flatnonzero(convex)
-    if len(chosen):
-        rings = shapely.get_exterior_ring(shapely.orient_polygons(polygons[chosen]))
-        xy, ring = shapely.get_coordinates(rings, return_index=True)
-        z = xy[:, 0] + 1j * xy[:, 1]
-        ends = np.cumsum(np.bincount(ring, minlength=len(chosen)))
-        for k, start, end in zip(chosen.tolist(), [0, *ends[:-1].tolist()], ends.tolist()):
-            out[k] = z[start:end - 1]  # a ring repeats its first point last
-    return out
+    rings = shapely.get_exterior_ring(shapely.orient_polygons(polygons[convex]))
+    xy, ring = shapely.get_coordinates(rings, return_index=True)
+    closed = np.bincount(ring, minlength=int(convex.sum()))
+    corner = np.ones(len(xy), bool)
+    corner[np.cumsum(closed) - 1] = False  # a ring repeats its first point last
+    return convex, xy[corner, 0] + 1j * xy[corner, 1], closed - 1
+
+
+def convex_corners(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
+                   ) -> list[NDArray[np.complex128] | None]:
+    """Each convex polygon's corners, counter-clockwise, as complex numbers x + iy; None for
+    a geometry that is not a convex polygon (see `_convex_rings`)."""
+    convex, z, counts = _convex_rings(polygons)
+    corners = iter(np.split(z, np.cumsum(counts)[:-1]))
+    return [next(corners) if c else None for c in convex.tolist()]
 
 
 class Convex:
@@ -1239,15 +1244,12 @@ class _SectorAxes:
     def of(cls, table: Table) -> _SectorAxes:
         """The axes of `table`'s sectors."""
         polygons, circles = lg.table_geometry(table).sectors
-        shapes = convex_corners(polygons)
-        convex = np.array([c is not None for c in shapes], bool)
-        counts = np.array([len(c) if c is not None else 0 for c in shapes])
-        size = max(int(counts.max(initial=0)), 1)
-        corners = np.zeros((len(shapes), size), complex)
-        normals = np.ones((len(shapes), size), complex)  # (not asked where not convex)
-        if convex.any():
-            z = np.concatenate([c for c in shapes if c is not None])
-            n, first = counts[convex], np.cumsum(counts[convex]) - counts[convex]
+        convex, z, n = _convex_rings(polygons)
+        size = max(int(n.max(initial=0)), 1)
+        corners = np.zeros((len(convex), size), complex)
+        normals = np.ones((len(convex), size), complex)  # (not asked where not convex)
+        if len(z):
+            first = np.cumsum(n) - n
             at = np.arange(len(z)) - np.repeat(first, n)  # each corner's place in its ring
             edges = z[np.repeat(first, n) + (at + 1) % np.repeat(n, n)] - z
             # Counter-clockwise corners: outward is to the right of each edge. Padded with the

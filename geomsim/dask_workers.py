@@ -10,8 +10,9 @@ killed with SIGKILL cannot: the worker keeps them until it restarts).
 
 The housekeeping of an idle worker and of its nanny takes about 2% of a core each: the
 event-loop tick every 20 ms, the memory monitor every 100 ms, the system monitor every 500 ms
-("Dask: one game a task, where the cost goes", benchmarks/README.md). On cores the games need, `BatchWorkers` and
-`BatchNannies` run them at `BATCH_PERIODS_MS` instead, and give the old periods back at the end.
+("Dask: one game a task, where the cost goes", benchmarks/README.md). On cores the games
+need, `BatchWorkers` and `BatchNannies` run them at `BATCH_PERIODS_MS` instead, and give the
+old periods back at the end.
 
 Only `geomsim.analysis.dask_pool` imports this module (Dask is an optional extra).
 """
@@ -48,6 +49,7 @@ def _slow_housekeeping(server: Any) -> dict[str, float]:
 
 
 def _restore_housekeeping(server: Any, kept: dict[str, float]) -> None:
+    """Give the periodic callbacks of `server` the periods `_slow_housekeeping` returned."""
     for name, period in kept.items():
         callback = server.periodic_callbacks.get(name)
         if callback is not None:

@@ -1,11 +1,16 @@
 """Every command and the Python API block of the README run as written, after the Quick start
-(issue 19): a newcomer who copies them meets no file the Quick start never wrote."""
+(issue 19): a newcomer who copies them meets no file the Quick start never wrote.
+
+No test here depends on another having run (issue 25): each fixture makes, in the worker that
+asks for it, the folder a newcomer has at that point of the README, so the tests pass in any
+order, on any worker, whatever pytest-xdist does with groups."""
 
 from __future__ import annotations
 
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -14,8 +19,6 @@ from pathlib import Path
 
 import pytest
 
-# One worker runs them all, in order: later commands read what earlier ones wrote (setup.json).
-pytestmark = pytest.mark.xdist_group("readme")
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 # What a newcomer's clone holds beside the README that its commands name.
@@ -68,6 +71,19 @@ def newcomer(tmp_path_factory) -> Path:
     return here
 
 
+@pytest.fixture(scope="module")
+def after_the_cli(newcomer, tmp_path_factory) -> Path:
+    """A folder as a newcomer's clone has it after the Quick start and the command-line block
+    (the server commands read the `setup.json` that block writes); a copy, so that `newcomer`
+    stays as the Quick start left it."""
+    here = tmp_path_factory.mktemp("after-cli") / "clone"
+    shutil.copytree(newcomer, here, symlinks=True)
+    for command in cli_commands():
+        assert command.startswith("geomsim "), command
+        run(command, here)
+    return here
+
+
 def _env() -> dict[str, str]:
     # BROWSER: `--open` hands the address to `true` instead of starting a browser.
     return {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg", "BROWSER": "true"}
@@ -85,7 +101,19 @@ def test_the_quick_start_holds_two_commands_and_ci_runs_the_second():
     main, tests = quick_start()
     assert main.startswith("pip install . && geomsim ")
     assert tests.endswith("python -m pytest")
-    assert tests in (ROOT / ".ci" / "run").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert tests in ci
+
+
+def test_ci_runs_the_tests_in_a_fresh_virtual_environment_it_makes():
+    """CI must see what a newcomer's pip resolves today, not this machine's site-packages: the
+    script makes a new venv and activates it before the README's test command."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    _, tests = quick_start()
+    made, used, ran = (ci.find('-m venv "$venv"'), ci.find('source "$venv/bin/activate"'),
+                       ci.find(tests))
+    assert 0 <= made < used < ran, "a fresh venv is made and activated before the tests run"
+    assert "mktemp -d" in ci and "--system-site-packages" not in ci
 
 
 def test_the_main_job_writes_a_setup_diagram_and_runs_the_sample(newcomer):
@@ -93,10 +121,8 @@ def test_the_main_job_writes_a_setup_diagram_and_runs_the_sample(newcomer):
     assert (newcomer / "out" / "anasazi" / "sample" / "game.jsonl").exists()
 
 
-def test_every_cli_command_runs_as_written_after_the_quick_start(newcomer):
-    for command in cli_commands():
-        assert command.startswith("geomsim "), command
-        run(command, newcomer)
+def test_every_cli_command_runs_as_written_after_the_quick_start(after_the_cli):
+    assert (after_the_cli / "setup.json").exists()  # what the server commands read
 
 
 def test_the_python_api_block_runs(newcomer):
@@ -106,7 +132,7 @@ def test_the_python_api_block_runs(newcomer):
     assert (newcomer / "moment.png").exists()
 
 
-def test_every_server_command_serves_its_page(newcomer):
+def test_every_server_command_serves_its_page(after_the_cli):
     """Each `geomsim serve` line of the README starts, prints its address, and answers there
     with the page (on a free port where the line names none, so that runs do not collide)."""
     pytest.importorskip("starlette")
@@ -115,7 +141,7 @@ def test_every_server_command_serves_its_page(newcomer):
     for command in commands:
         if "--port" not in command:
             command += " --port 0"
-        server = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=newcomer, env=_env(),
+        server = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=after_the_cli, env=_env(),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             line = server.stdout.readline()

@@ -35,8 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from geomsim.analysis import _num, _pct, _share, describe, summarize, wilson
 from geomsim.files import write_text
+from geomsim.stats import describe, num, pct, summarize, win_share, wilson
 
 Row = dict[str, Any]
 
@@ -87,7 +87,7 @@ def advantage_first(rows: Sequence[Row]) -> dict[str, Any]:
     done = [r for r in _finished(rows) if len(r.get("first", [])) == 1]
     if not done:
         return {}
-    wins = sum(_share(r, r["first"][0]) for r in done)
+    wins = sum(win_share(r, r["first"][0]) for r in done)
     return {"win_rate": wins / len(done), "ci95": list(wilson(wins, len(done))), "games": len(done)}
 
 
@@ -190,30 +190,30 @@ def metrics(rows: Sequence[Row]) -> dict[str, Any]:
 
 
 def _ci(d: dict[str, Any]) -> str:
-    return f"{_pct(d['ci95'][0])}–{_pct(d['ci95'][1])}"
+    return f"{pct(d['ci95'][0])}–{pct(d['ci95'][1])}"
 
 
 def _stats(d: dict[str, float]) -> str:
     if not d.get("n"):
         return "-"
-    return f"mean {_num(d['mean'])}, median {_num(d['median'])}, {_num(d['min'])}–{_num(d['max'])}"
+    return f"mean {num(d['mean'])}, median {num(d['median'])}, {num(d['min'])}–{num(d['max'])}"
 
 
 def metric_lines(m: dict[str, Any]) -> list[tuple[str, str]]:
     """The metrics as (name, value in words) pairs, in the order of the module's table."""
     if not m.get("games"):
         return []
-    lines = [("Completion", _pct(m["Completion"])), ("Drawishness", _pct(m["Drawishness"])),
+    lines = [("Completion", pct(m["Completion"])), ("Drawishness", pct(m["Drawishness"])),
              ("Balance", f"{m['Balance']:.3f}")]
     if dev := m["Seat Deviation"]:
-        lines.append(("Seat Deviation", f"seat {dev['seat']}: {_pct(dev['win_rate'])} "
+        lines.append(("Seat Deviation", f"seat {dev['seat']}: {pct(dev['win_rate'])} "
                       f"({_ci(dev)}), {100 * dev['deviation']:+.1f} points from even"))
     if first := m["AdvantageP1"]:
-        lines.append(("AdvantageP1", f"{_pct(first['win_rate'])} ({_ci(first)}) "
+        lines.append(("AdvantageP1", f"{pct(first['win_rate'])} ({_ci(first)}) "
                       f"in {first['games']} games"))
     lines += [("Duration Moves", _stats(m["Duration Moves"])),
               ("Duration Seconds", _stats(m["Duration Seconds"]))]
-    lines.append(("Ending", "; ".join(f"{k} {_pct(v['share'])} ({_ci(v)})"
+    lines.append(("Ending", "; ".join(f"{k} {pct(v['share'])} ({_ci(v)})"
                                       for k, v in m["Ending"].items())))
     if m["Lead Change"] is not None:
         lines.append(("Lead Change", f"{m['Lead Change']:.3f} per action "
@@ -222,11 +222,11 @@ def metric_lines(m: dict[str, Any]) -> list[tuple[str, str]]:
         lines += [("Decisiveness Moves", f"{m['Decisiveness Moves']:.3f} "
                    f"(winner leads for good after action {_stats(m['action'])}, "
                    f"{m['sole winners']} games with a sole winner)"),
-                  ("Decided At End", _pct(m["Decided At End"]))]
+                  ("Decided At End", pct(m["Decided At End"]))]
     if "Branching Factor" in m:
         lines += [("Branching Factor", f"{m['Branching Factor']:.3g} legal actions per finite "
                    f"decision ({m['decisions']} decisions)"),
-                  ("Decision Moves", _pct(m["Decision Moves"]))]
+                  ("Decision Moves", pct(m["Decision Moves"]))]
     lines += [(f"{name} (game means)", _stats(d)) for name, d in m["choice figures"].items()]
     lines += [(name, _stats(d)) for name, d in m["figures"].items()]
     return lines

@@ -23,11 +23,12 @@ from typing import Any
 import click
 import numpy as np
 
-from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game, summarize
+from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game
 from geomsim.cli import OutputPath, UserError
 from geomsim.files import atomic_path
 from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
 from geomsim.reading import short
+from geomsim.stats import summarize
 
 FORMATS = (".html", ".pdf")
 

@@ -1057,8 +1057,47 @@ def _xy(z: NDArray[np.complex128]) -> Array:
     return np.ascontiguousarray(z).view(np.float64).reshape(-1, 2)
 
 
+# -- what markers touch, in batches: separating axes, and shapely near a touch -----------------
 def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> Mask:
-    """(n, S) mask: whether marker pose i touches sector j (`table.sectors` order).
+    """(n, S) mask: whether marker pose i touches sector j (`table.sectors` order), the very
+    verdicts of shapely's `intersects` (`touched_sectors_shapely`).
+
+    Separating axes decide where the sector is convex and the marker clears it or overlaps it
+    by more than `MARGIN`; the poses with a pair closer to touching than that, or near a sector
+    that is not convex, are asked of shapely.
+    """
+    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+    h = np.atleast_1d(np.asarray(heading, float))
+    sectors = _SECTOR_AXES.of_table(table, lambda: _SectorAxes.of(table))
+    sizes = table.sizes
+    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
+    p, e = x + 1j * y, np.exp(1j * np.radians(h))
+    out = np.zeros((len(x), len(sectors.convex)), bool)
+    if not len(x) or not len(sectors.convex):
+        return out
+    # Pairs whose circles meet: the rest are far apart.
+    i, j = (np.abs(p[:, None] - sectors.centre) <= sectors.radius + math.hypot(a, b)
+            + MARGIN).nonzero()
+    back = np.conj(e[i])[:, None]
+    # The sector's edges as axes: the marker's nearest point beyond each edge's line.
+    along = sectors.normals[j] * back  # each normal in the marker's frame
+    gap = ((sectors.normals[j] * np.conj(p[i])[:, None]).real - sectors.offsets[j]
+           - a * np.abs(along.real) - b * np.abs(along.imag)).max(axis=1)
+    # The marker's sides as axes: the sector's corners in the marker's frame.
+    local = (sectors.corners[j] - p[i][:, None]) * back
+    gap = np.maximum(gap, np.maximum(local.real.min(axis=1), -local.real.max(axis=1)) - a)
+    gap = np.maximum(gap, np.maximum(local.imag.min(axis=1), -local.imag.max(axis=1)) - b)
+    sure = sectors.convex[j] & (np.abs(gap) > MARGIN)
+    out[i[sure], j[sure]] = gap[sure] < 0.0
+    ask = np.unique(i[~sure])
+    if len(ask):
+        out[ask] = touched_sectors_shapely(table, x[ask], y[ask], h[ask])
+    return out
+
+
+def touched_sectors_shapely(table: Table, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> Mask:
+    """(n, S) mask: whether marker pose i touches sector j (`table.sectors` order), asked of
+    shapely for every pair (`touched_sectors_batch` gives the same, faster).
 
     Only pairs whose bounding circles meet reach shapely's `intersects` (prepared sectors).
     """
@@ -1076,6 +1115,71 @@ def touched_sectors_batch(table: Table, x: ArrayLike, y: ArrayLike, heading: Arr
         rects = marker_polygons(x[i], y[i], h[i], sizes)
         out[i, j] = shapely.intersects(sectors[j], rects)
     return out
+
+
+@dataclass(frozen=True)
+class _SectorAxes:
+    """A table's sectors (in `table_geometry` order) for separating-axis tests: the corners,
+    outward unit edge normals and their offsets (normal . corner) of each convex sector,
+    padded to one length by repeating the last (a repeated axis changes no maximum), and a
+    circle around each."""
+
+    convex: NDArray[np.bool_]
+    corners: NDArray[np.complex128]  # (S, M)
+    normals: NDArray[np.complex128]  # (S, M)
+    offsets: Array  # (S, M)
+    centre: NDArray[np.complex128]
+    radius: Array
+
+    @classmethod
+    def of(cls, table: Table) -> _SectorAxes:
+        """The axes of `table`'s sectors."""
+        polygons, circles = table_geometry(table).sectors
+        convex, z, n = _convex_rings(polygons)
+        size = max(int(n.max(initial=0)), 1)
+        corners = np.zeros((len(convex), size), complex)
+        normals = np.ones((len(convex), size), complex)  # (not asked where not convex)
+        if len(z):
+            first = np.cumsum(n) - n
+            at = np.arange(len(z)) - np.repeat(first, n)  # each corner's place in its ring
+            edges = z[np.repeat(first, n) + (at + 1) % np.repeat(n, n)] - z
+            # Counter-clockwise corners: outward is to the right of each edge. Padded with the
+            # last corner and the normal of the edge from it (whose line holds it).
+            index = first[:, None] + np.minimum(np.arange(size), n[:, None] - 1)
+            corners[convex], normals[convex] = z[index], (-1j * edges / np.abs(edges))[index]
+        return cls(convex, corners, normals,
+                   (normals * np.conj(corners)).real, circles.centre, np.asarray(circles.radius))
+
+
+_SECTOR_AXES: Recent[int, tuple[Table, _SectorAxes]] = Recent(16)
+
+
+def _convex_rings(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
+                  ) -> tuple[NDArray[np.bool_], NDArray[np.complex128], NDArray[np.intp]]:
+    """Which geometries are convex polygons (the area is the hull's, as `math.isclose` with
+    tolerances 1e-12 judges), and the corners of those, counter-clockwise and not closed, one
+    polygon after another, as complex numbers x + iy, with how many each has."""
+    polygons = np.asarray(polygons, dtype=object)
+    area, hull = shapely.area(polygons), shapely.area(shapely.convex_hull(polygons))
+    convex = ((shapely.get_type_id(polygons) == shapely.GeometryType.POLYGON)
+              & (shapely.get_num_interior_rings(polygons) == 0)
+              & (np.abs(area - hull) <= np.maximum(
+                  1e-12 * np.maximum(np.abs(area), np.abs(hull)), 1e-12)))
+    rings = shapely.get_exterior_ring(shapely.orient_polygons(polygons[convex]))
+    xy, ring = shapely.get_coordinates(rings, return_index=True)
+    closed = np.bincount(ring, minlength=int(convex.sum()))
+    corner = np.ones(len(xy), bool)
+    corner[np.cumsum(closed) - 1] = False  # a ring repeats its first point last
+    return convex, xy[corner, 0] + 1j * xy[corner, 1], closed - 1
+
+
+def convex_corners(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
+                   ) -> list[NDArray[np.complex128] | None]:
+    """Each convex polygon's corners, counter-clockwise, as complex numbers x + iy; None for
+    a geometry that is not a convex polygon (see `_convex_rings`)."""
+    convex, z, counts = _convex_rings(polygons)
+    corners = iter(np.split(z, np.cumsum(counts)[:-1]))
+    return [next(corners) if c else None for c in convex.tolist()]
 
 
 def covering_candidates(ctx: MarkerContext, rng: np.random.Generator, n: int

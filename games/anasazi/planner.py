@@ -14,7 +14,7 @@ Each decision of a turn:
    game ends (a colour's fourth tower, the last marker).
 2. Markers. From every expedition's end (or free start mark) `samples` covering placements are
    drawn (`reach.Step`), filtered by the rules' batched mask (`reach.StatePlacer`) and grouped
-   by what they touch (`reach.touched_sectors_batch`: the rules' verdicts) and whose base camps
+   by what they touch (`legality.touched_sectors_batch`: the rules' verdicts) and whose base camps
    they cover first (the camp theft). The value of a placement is the change of utility it
    brings, plus what its new end offers: with an action left this turn, the pueblos one marker
    from it (the planner takes them next); as the turn's last action, minus what it offers the
@@ -369,7 +369,7 @@ class _Plan:
         if not len(ok):
             return None
         x, y, h, a, c = x[ok], y[ok], h[ok], a[ok], c[ok]
-        touched_all = reach.touched_sectors_batch(self.seen.table, x, y, h)
+        touched_all = lg.touched_sectors_batch(self.seen.table, x, y, h)
         index = {s: j for j, s in enumerate(lg.table_geometry(self.seen.table).sector_ids)}
         touched = touched_all[:, [index[s] for s in self.sectors.ids]] if self.sectors.ids \
             else np.zeros((len(x), 0), bool)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast
@@ -51,6 +52,21 @@ EPS = 1e-7
 # by more than this (mm) from the box's centre pose.
 TOLERANCE = 0.02
 MAX_BOXES = 60_000  # boxes examined by one branch and bound before it gives up (undecided)
+
+# Moved to games.anasazi.legality (the rules and the planner ask them too); importable from
+# here, with a DeprecationWarning, until the next release.
+_MOVED_TO_LEGALITY = frozenset({"touched_sectors_batch", "convex_corners"})
+
+
+def __getattr__(name: str) -> Any:
+    """The touch test and the convex corners that moved to `legality`, still found here for
+    one release."""
+    if name in _MOVED_TO_LEGALITY:
+        warnings.warn(f"games.anasazi.reach.{name} moved to games.anasazi.legality.{name}; "
+                      "import it from there (the old name goes in the next release)",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(lg, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -183,34 +199,6 @@ class Target:
 SMALL = 24  # points: fewer are measured in plain Python (numpy's per-call cost dominates)
 
 
-def _convex_rings(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
-                  ) -> tuple[NDArray[np.bool_], NDArray[np.complex128], NDArray[np.intp]]:
-    """Which geometries are convex polygons (the area is the hull's, as `math.isclose` with
-    tolerances 1e-12 judges), and the corners of those, counter-clockwise and not closed, one
-    polygon after another, as complex numbers x + iy, with how many each has."""
-    polygons = np.asarray(polygons, dtype=object)
-    area, hull = shapely.area(polygons), shapely.area(shapely.convex_hull(polygons))
-    convex = ((shapely.get_type_id(polygons) == shapely.GeometryType.POLYGON)
-              & (shapely.get_num_interior_rings(polygons) == 0)
-              & (np.abs(area - hull) <= np.maximum(
-                  1e-12 * np.maximum(np.abs(area), np.abs(hull)), 1e-12)))
-    rings = shapely.get_exterior_ring(shapely.orient_polygons(polygons[convex]))
-    xy, ring = shapely.get_coordinates(rings, return_index=True)
-    closed = np.bincount(ring, minlength=int(convex.sum()))
-    corner = np.ones(len(xy), bool)
-    corner[np.cumsum(closed) - 1] = False  # a ring repeats its first point last
-    return convex, xy[corner, 0] + 1j * xy[corner, 1], closed - 1
-
-
-def convex_corners(polygons: Sequence[shapely.Geometry] | NDArray[np.object_]
-                   ) -> list[NDArray[np.complex128] | None]:
-    """Each convex polygon's corners, counter-clockwise, as complex numbers x + iy; None for
-    a geometry that is not a convex polygon (see `_convex_rings`)."""
-    convex, z, counts = _convex_rings(polygons)
-    corners = iter(np.split(z, np.cumsum(counts)[:-1]))
-    return [next(corners) if c else None for c in convex.tolist()]
-
-
 class Convex:
     """A convex polygon's corners (counter-clockwise, complex numbers x + iy), its edges and
     a circle around it, for distances in numpy."""
@@ -231,7 +219,7 @@ class Convex:
     @classmethod
     def of(cls, poly: shapely.Geometry) -> Convex | None:
         """The `Convex` of a polygon, or None if it is not convex."""
-        (corners,) = convex_corners([poly])
+        (corners,) = lg.convex_corners([poly])
         return None if corners is None else cls(corners)
 
     def distance(self, z: NDArray[np.complex128], limit: float = math.inf) -> Array:
@@ -1196,73 +1184,6 @@ def sectors_of(table: Table, name: str) -> list[str]:
 SWEEP_SAMPLES = 4096  # covering placements drawn per expedition end to find easy witnesses
 
 
-def touched_sectors_batch(table: Table, x: Array, y: Array, heading: Array) -> NDArray[np.bool_]:
-    """`legality.touched_sectors_batch`, the very verdicts, decided by separating axes where
-    the sector is convex and the marker clears it or overlaps it by more than `lg.MARGIN`;
-    the poses with a pair closer to touching than that, or near a sector that is not convex,
-    are asked of the rules' (shapely's) function."""
-    sectors = _SECTOR_AXES.of_table(table, lambda: _SectorAxes.of(table))
-    sizes = table.sizes
-    a, b = sizes.marker_length / 2.0, sizes.marker_width / 2.0
-    p, e = x + 1j * y, np.exp(1j * np.radians(heading))
-    out = np.zeros((len(x), len(sectors.convex)), bool)
-    # Pairs whose circles meet: the rest are far apart.
-    i, j = (np.abs(p[:, None] - sectors.centre) <= sectors.radius + math.hypot(a, b)
-            + lg.MARGIN).nonzero()
-    back = np.conj(e[i])[:, None]
-    # The sector's edges as axes: the marker's nearest point beyond each edge's line.
-    along = sectors.normals[j] * back  # each normal in the marker's frame
-    gap = ((sectors.normals[j] * np.conj(p[i])[:, None]).real - sectors.offsets[j]
-           - a * np.abs(along.real) - b * np.abs(along.imag)).max(axis=1)
-    # The marker's sides as axes: the sector's corners in the marker's frame.
-    local = (sectors.corners[j] - p[i][:, None]) * back
-    gap = np.maximum(gap, np.maximum(local.real.min(axis=1), -local.real.max(axis=1)) - a)
-    gap = np.maximum(gap, np.maximum(local.imag.min(axis=1), -local.imag.max(axis=1)) - b)
-    sure = sectors.convex[j] & (np.abs(gap) > lg.MARGIN)
-    out[i[sure], j[sure]] = gap[sure] < 0.0
-    ask = np.unique(i[~sure])
-    if len(ask):
-        out[ask] = lg.touched_sectors_batch(table, x[ask], y[ask], heading[ask])
-    return out
-
-
-@dataclass(frozen=True)
-class _SectorAxes:
-    """A table's sectors (in `table_geometry` order) for separating-axis tests: the corners,
-    outward unit edge normals and their offsets (normal . corner) of each convex sector,
-    padded to one length by repeating the last (a repeated axis changes no maximum), and a
-    circle around each."""
-
-    convex: NDArray[np.bool_]
-    corners: NDArray[np.complex128]  # (S, M)
-    normals: NDArray[np.complex128]  # (S, M)
-    offsets: Array  # (S, M)
-    centre: NDArray[np.complex128]
-    radius: Array
-
-    @classmethod
-    def of(cls, table: Table) -> _SectorAxes:
-        """The axes of `table`'s sectors."""
-        polygons, circles = lg.table_geometry(table).sectors
-        convex, z, n = _convex_rings(polygons)
-        size = max(int(n.max(initial=0)), 1)
-        corners = np.zeros((len(convex), size), complex)
-        normals = np.ones((len(convex), size), complex)  # (not asked where not convex)
-        if len(z):
-            first = np.cumsum(n) - n
-            at = np.arange(len(z)) - np.repeat(first, n)  # each corner's place in its ring
-            edges = z[np.repeat(first, n) + (at + 1) % np.repeat(n, n)] - z
-            # Counter-clockwise corners: outward is to the right of each edge. Padded with the
-            # last corner and the normal of the edge from it (whose line holds it).
-            index = first[:, None] + np.minimum(np.arange(size), n[:, None] - 1)
-            corners[convex], normals[convex] = z[index], (-1j * edges / np.abs(edges))[index]
-        return cls(convex, corners, normals,
-                   (normals * np.conj(corners)).real, circles.centre, np.asarray(circles.radius))
-
-
-_SECTOR_AXES: lg.Recent[int, tuple[Table, _SectorAxes]] = lg.Recent(16)
-
-
 def _sweep(placer: Placer, table: Table, rng: np.random.Generator
            ) -> dict[str, tuple[Array, Array, Array]]:
     """Legal covering placements from `placer`'s end drawn uniformly, grouped by the sectors
@@ -1271,7 +1192,7 @@ def _sweep(placer: Placer, table: Table, rng: np.random.Generator
     theta, a, c = uniform_placements(step, rng, SWEEP_SAMPLES)
     x, y, h = step.poses(theta, a, c)
     idx = np.flatnonzero(placer.legal_mask(x, y, h))
-    hit = touched_sectors_batch(table, x[idx], y[idx], h[idx])
+    hit = lg.touched_sectors_batch(table, x[idx], y[idx], h[idx])
     ids = lg.table_geometry(table).sector_ids
     return {ids[j]: (theta[idx[hit[:, j]]], a[idx[hit[:, j]]], c[idx[hit[:, j]]])
             for j in np.flatnonzero(hit.any(axis=0))}

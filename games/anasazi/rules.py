@@ -828,7 +828,7 @@ class AnasaziState(State):
             legal.append((x[ok], y[ok], h[ok]))
             drawn += CHOICE_SAMPLES
         x, y, h = (np.concatenate(v) for v in zip(*legal)) if legal else (np.empty(0),) * 3
-        touched = reach.touched_sectors_batch(self.table, x, y, h).any(axis=0)
+        touched = lg.touched_sectors_batch(self.table, x, y, h).any(axis=0)
         ids = lg.table_geometry(self.table).sector_ids
         pueblos = {self.table.pueblo_of(ids[j]).id for j in np.flatnonzero(touched)
                    if ids[j] in self.contents}

@@ -523,7 +523,7 @@ def test_convex_corners_of_many_polygons_are_each_ones_own(seed):
     """`convex_corners` of a mixed batch (convex hulls of 3 to 9 points, L shapes, a square
     with a hole, a pair of squares) gives each convex polygon's own exterior, counter-clockwise
     and not closed, and None for each of the others, whatever their order."""
-    from games.anasazi.reach import convex_corners
+    from games.anasazi.legality import convex_corners
 
     rng = np.random.default_rng(seed)
     hulls = [shapely.MultiPoint(rng.uniform(-10, 10, (int(rng.integers(3, 9)), 2))).convex_hull
@@ -701,11 +701,9 @@ def bent_state():
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**16))
 def test_separating_axes_touch_what_the_rules_touch(random_state, bent_state, seed):
-    """`reach.touched_sectors_batch` gives the rules' verdicts to the last pose: for random
+    """`legality.touched_sectors_batch` gives shapely's verdicts to the last pose: for random
     markers, and for markers moved to touch their nearest sector give or take 0 to 1e-3 mm
     (where the separating axes leave it to shapely), on convex and L-shaped sectors."""
-    from games.anasazi.reach import touched_sectors_batch
-
     rng = np.random.default_rng(seed)
     for state in (random_state, bent_state):
         table, n = state.table, 150
@@ -720,9 +718,20 @@ def test_separating_axes_touch_what_the_rules_touch(random_state, bent_state, se
         x = np.concatenate([x, x + move[:, 0] + past * unit[:, 0]])
         y = np.concatenate([y, y + move[:, 1] + past * unit[:, 1]])
         h = np.concatenate([h, h])
-        fast = touched_sectors_batch(table, x, y, h)
-        assert np.array_equal(fast, lg.touched_sectors_batch(table, x, y, h))
+        fast = lg.touched_sectors_batch(table, x, y, h)
+        assert np.array_equal(fast, lg.touched_sectors_shapely(table, x, y, h))
         assert fast[:n].any() and fast[n:].any()
+
+
+@pytest.mark.parametrize("name", ["touched_sectors_batch", "convex_corners"])
+def test_the_touch_test_moved_to_legality_still_imports_from_reach(name):
+    """Issue 26: the separating-axes touch test and the convex corners live in `legality`; the
+    old names keep working for a release, with a DeprecationWarning."""
+    from games.anasazi import reach
+
+    with pytest.warns(DeprecationWarning, match=rf"games\.anasazi\.legality\.{name}\b"):
+        old = getattr(reach, name)
+    assert old is getattr(lg, name)
 
 
 def test_a_sector_that_is_not_convex_is_reached_through_shapely(bent_state):

@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from games.anasazi import GAME, playout
-from geomsim.analysis import wilson
+from geomsim.stats import wilson
 from geomsim.bots import ISMCTSBot, play_compiled, play_game
 from geomsim.rules import State
 from geomsim.testing import random_playout

@@ -29,11 +29,9 @@ from geomsim.analysis import (
     local_pool,
     read_rows,
     run_batch,
-    summarize,
-    summary_markdown,
-    wilson,
     write_summary,
 )
+from geomsim.stats import summarize, summary_markdown, wilson
 from tests.toygames import BidGame, GridGame
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -274,7 +274,7 @@ def test_notebook_displays_of_state_and_verdict():
 
 
 def test_batch_summary_shows_its_tables_in_notebooks():
-    from geomsim.analysis import summarize
+    from geomsim.stats import summarize
 
     rows = [{"game": "cibola", "players": 2, "seed": s, "bots": ["random", "random"],
              "scores": [s, 1], "winners": [0] if s > 1 else [0, 1], "finished": True,

@@ -81,7 +81,8 @@ def test_report_command_writes_a_pdf_with_pages(results, tmp_path):
 
 def test_plots_take_win_rates_of_zero_and_one():
     """Wilson's bounds of a rate of 1 may lie a rounding error below it: no negative error bar."""
-    from geomsim.analysis import plot_summary, summarize
+    from geomsim.analysis import plot_summary
+    from geomsim.stats import summarize
     from geomsim.report import plot_metrics
     from geomsim.metrics import metrics
 

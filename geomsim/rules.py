@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import hashlib
 import html
+import importlib
 import importlib.util
 import inspect
 import math
@@ -479,8 +480,57 @@ def _with_origin(make: Callable[..., State], recipe: Callable[..., Callable[[], 
     return made
 
 
+class Parts(Mapping[str, Any]):
+    """A game's parts beside its rules, by role, each named ``"module:attribute"`` and imported
+    the first time it is asked for (numba, matplotlib and pymunk load only then).
+
+    The game's package assembles them (``games/<name>/__init__.py``), so that its rules module
+    imports none of its faces. `ROLES` lists the roles and what each attribute is.
+    """
+
+    ROLES: ClassVar[dict[str, str]] = {
+        "random_playouts": "(states, seed) -> Playouts: the compiled random player",
+        "encoding": "(players) -> Encoding: action ids and observation tensor of the game",
+        "state_encoding": "(state) -> Encoding: the same for one state's own components",
+        "draw": "(state, ax=None, **options) -> Axes: the drawing of a moment",
+        "text": "(state) -> str: the text board",
+        "choice_figures": "(state, player) -> {name: number}: figures of the choice faced now",
+        "bots": "{spec name: (factory, help line)}: the game's own players",
+        "expectations": "{kind: fn(state, spec)}: scenario expectation kinds",
+        "outputs": "{kind: fn}: scenario output kinds",
+        "web": "GameWeb: the hooks of `geomsim serve`",
+    }
+
+    def __init__(self, **named: str):
+        unknown = sorted(set(named) - set(self.ROLES))
+        if unknown:
+            raise ValueError(f"unknown part roles {', '.join(unknown)} (known: {', '.join(self.ROLES)})")
+        self._names = dict(named)
+        self._loaded: dict[str, Any] = {}
+
+    def __getitem__(self, role: str) -> Any:
+        found = self._loaded.get(role)
+        if found is None:
+            module, _, attribute = self._names[role].partition(":")
+            found = self._loaded[role] = getattr(importlib.import_module(module), attribute)
+        return found
+
+    def __contains__(self, role: object) -> bool:
+        return role in self._names  # without importing the part
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"Parts({', '.join(f'{k}={v!r}' for k, v in self._names.items())})"
+
+
 class Game(ABC):
-    """A game: its facts, its rules, and a factory of states."""
+    """A game: its facts, its rules, and a factory of states; its other faces (drawing, ids,
+    compiled player, bots, web page) are `parts` its package gives it."""
 
     name: str
     min_players: int
@@ -490,6 +540,11 @@ class Game(ABC):
     hidden_information: bool = False  # True when some player may not know part of a state
     # Modules `random_playouts` imports that are optional (``pip install 'geomsim[fast]'``).
     playout_requires: tuple[str, ...] = ()
+    parts: Parts = Parts()
+
+    def __init__(self, parts: Parts | None = None):
+        if parts is not None:
+            self.parts = parts
 
     @abstractmethod
     def new_state(self, players: int, seed: int | None = None, setup: JSON | None = None) -> State:
@@ -521,12 +576,25 @@ class Game(ABC):
         """Play copies of `states` to the end, each decision uniform among the legal actions, in
         a compiled kernel: the fast path of random simulation. `states` are left unchanged, and
         `geomsim.testing.check_playouts` replays the games through the rules interface."""
-        raise NotImplementedError(f"{self.name} has no compiled random player")
+        self.require_playouts()
+        return self.parts["random_playouts"](states, seed)  # type: ignore[no-any-return]
 
     def bots(self) -> Mapping[str, tuple[Callable[[str | None], Any], str]]:
         """Players of this game alone, by spec name: (factory of the spec's argument, help
         line); `geomsim.bots.make_bot` finds them beside the engine's bots. None by default."""
-        return {}
+        return dict(self.parts["bots"]) if "bots" in self.parts else {}
+
+    def expectations(self) -> Mapping[str, Any]:
+        """Scenario expectation kinds this game adds: {kind: fn(state, spec) -> (ok, message)}."""
+        return dict(self.parts["expectations"]) if "expectations" in self.parts else {}
+
+    def outputs(self) -> Mapping[str, Any]:
+        """Scenario output kinds this game adds (see `geomsim.scenario`)."""
+        return dict(self.parts["outputs"]) if "outputs" in self.parts else {}
+
+    def web(self) -> Any:
+        """The hooks of `geomsim serve` for this game (a `geomsim.web.hooks.GameWeb`), or None."""
+        return self.parts["web"] if "web" in self.parts else None
 
     def has_random_playouts(self) -> bool:
         """Whether this game implements `random_playouts` and what it needs is installed."""
@@ -547,7 +615,7 @@ class Game(ABC):
 
     def require_playouts(self) -> None:
         """Raise `NotImplementedError`, saying why, unless `random_playouts` can run here."""
-        if type(self).random_playouts is Game.random_playouts:
+        if type(self).random_playouts is Game.random_playouts and "random_playouts" not in self.parts:
             raise NotImplementedError(f"{self.name} has no compiled random player")
         missing = [m for m in self.playout_requires if importlib.util.find_spec(m) is None]
         if missing:
@@ -565,7 +633,10 @@ class Game(ABC):
     # -- ids, tensors and bounds for RL libraries (see `Encoding`, docs/ecosystem.md) -----------
     def encoding(self, players: int) -> Encoding:
         """The action ids and observation tensor of games of `players` players."""
-        raise NotImplementedError(f"{self.name} has no action ids or observation tensor")
+        if "encoding" not in self.parts:
+            raise NotImplementedError(f"{self.name} has no action ids or observation tensor")
+        self.check_players(players)
+        return self.parts["encoding"](players)  # type: ignore[no-any-return]
 
     def num_distinct_actions(self, players: int | None = None) -> int:
         """How many action ids games of `players` (default: the most) players use."""
@@ -843,14 +914,27 @@ class State(ABC):
         return all(math.isfinite(s) for s in self.scores())
 
     def draw(self, ax: Any = None, **options: Any) -> Any:
-        """Draw this moment on a matplotlib Axes (a new figure when `ax` is None)."""
-        raise NotImplementedError(f"{self.game.name} has no drawing")
+        """Draw this moment on a matplotlib Axes (a new figure when `ax` is None); `options` go
+        to the game's drawing (``reveal=True`` shows hidden information)."""
+        if "draw" not in self.game.parts:
+            raise NotImplementedError(f"{self.game.name} has no drawing")
+        return self.game.parts["draw"](self, ax, **options)
+
+    def choice_figures(self, player: Player) -> Mapping[str, float]:
+        """Figures of the choice `player` faces now, for batch analysis (a continuous game's
+        legal share of sampled poses, say); none by default."""
+        if "choice_figures" not in self.game.parts:
+            return {}
+        return self.game.parts["choice_figures"](self, player)  # type: ignore[no-any-return]
 
     def arbitrary_actions(self, player: Player, rng: np.random.Generator, k: int) -> list[Action]:
         """Up to `k` well-formed actions for `player`, legal or not: test input for `check`."""
         return []
 
     def __str__(self) -> str:
+        """The game's text board of this moment, or the short `repr`."""
+        if "text" in self.game.parts:
+            return self.game.parts["text"](self)  # type: ignore[no-any-return]
         return repr(self)
 
     def __repr__(self) -> str:
@@ -861,7 +945,10 @@ class State(ABC):
     # -- ids, tensors and returns for RL libraries (see `Encoding`, docs/ecosystem.md) ----------
     @property
     def encoding(self) -> Encoding:
-        """The action ids and observation tensor of this game and player count."""
+        """The action ids and observation tensor of this state's game, components and player
+        count."""
+        if "state_encoding" in self.game.parts:
+            return self.game.parts["state_encoding"](self)  # type: ignore[no-any-return]
         return self.game.encoding(self.num_players)
 
     def legal_action_ids(self, player: Player | None = None) -> list[int]:

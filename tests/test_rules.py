@@ -270,3 +270,21 @@ def test_a_shallow_copy_shares_the_attributes_without_writing_json(monkeypatch):
     other = copy.copy(state)
     assert type(other) is type(state) and other is not state
     assert other.__dict__ == state.__dict__ and other.board is state.board
+
+
+def test_a_games_parts_load_on_first_use_and_only_known_roles_are_taken(tmp_path, monkeypatch):
+    """`Parts` (issue 26): a game's faces are imported the first time they are asked for, so that
+    its rules module need not import them; a role the engine does not know is refused."""
+    import sys
+
+    from geomsim.rules import Parts
+
+    (tmp_path / "face_of_a_toy.py").write_text("def text(state):\n    return 'the board'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    parts = Parts(text="face_of_a_toy:text")
+    assert "text" in parts and "draw" not in parts
+    assert "face_of_a_toy" not in sys.modules  # asking whether it is there imports nothing
+    assert parts["text"](None) == "the board"
+    assert "face_of_a_toy" in sys.modules
+    with pytest.raises(ValueError, match="unknown part roles drawing"):
+        Parts(drawing="face_of_a_toy:text")

@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from geomsim.files import TooLarge, read_bytes
 from geomsim.reading import cut, printable
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
@@ -100,14 +101,14 @@ class _Limit(Exception):
 
 
 def read_text(path: Path) -> str:
-    """A scenario file's text: `ScenarioError` when it cannot be read, is over `MAX_BYTES`
-    (refused before it is read) or is not UTF-8 (naming the line of the first bad byte)."""
+    """A scenario file's text: `ScenarioError` when it cannot be read, is not a regular file,
+    is over `MAX_BYTES` (refused before it is read) or is not UTF-8 (naming the line of the first bad byte)."""
     try:
-        check_size(path.stat().st_size, str(path))
-        data = path.read_bytes()
+        data = read_bytes(path, MAX_BYTES)
+    except TooLarge as e:
+        raise ScenarioError(str(path), None, None, f"{e.strerror} for a scenario file") from None
     except OSError as e:
         raise ScenarioError(str(path), None, None, f"cannot read: {e.strerror or e}") from None
-    check_size(len(data), str(path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -185,7 +186,7 @@ def _check_nodes(loader: yaml.SafeLoader, root: yaml.Node) -> None:
             children = _check_node(loader, node, path)
             open_.add(id(node))
             stack.append((node, path, True))
-            stack.extend((c, p, False) for c, p in children if id(c) not in size)
+            stack.extend((c, p, False) for c, p in reversed(children) if id(c) not in size)  # in file order
             continue
         open_.discard(id(node))
         total = 1 + sum(size[id(c)] for c, _ in _children(node, path))
@@ -252,8 +253,8 @@ def _check_keys(loader: yaml.SafeLoader, node: yaml.MappingNode, path: FieldPath
     Python mapping holds as one key, so one of the two values would be lost)."""
     seen: dict[Any, yaml.ScalarNode] = {}
     for key, _ in node.value:
-        if not isinstance(key, yaml.ScalarNode):
-            continue  # a list or mapping as a key: refused when it is built (not hashable)
+        if not isinstance(key, yaml.ScalarNode) or key.tag not in _JSON_TAGS:
+            continue  # refused when it is checked itself (a tag), or built (a list: not hashable)
         value = _check_scalar(loader, key, path + (key.value,))
         name = value if value == value else _NAN  # PyYAML builds every NaN as one object: one key
         first = seen.get(name)

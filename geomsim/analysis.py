@@ -43,7 +43,7 @@ import numpy as np
 
 from geomsim import stats
 from geomsim.bots import make_bot, play_compiled, play_game
-from geomsim.cli import OutputPath, UserError, read_json
+from geomsim.cli import SEED, OutputPath, UserError, read_json
 from geomsim.files import WriteError, write_error, write_text
 from geomsim.registry import load_game
 from geomsim.rules import Game
@@ -819,7 +819,7 @@ def _kept(written: int, total: int, output: Path) -> str:
                    "ismcts[:N|:Ts][:D] (see docs/analysis.md).")
 @click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
               help="Number of games.")
-@click.option("--seed", "-s", type=int, default=0, show_default=True,
+@click.option("--seed", "-s", type=SEED, default=0, show_default=True,
               help="Seed of the first game; game i uses seed + i.")
 @click.option("--from", "scenario", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Start every game where this scenario's steps end.")

@@ -30,6 +30,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
+from geomsim.reading import cut
 from geomsim.rules import (
     Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, win_shares,
 )
@@ -359,6 +360,15 @@ class ISMCTSBot:
 # -- registry --------------------------------------------------------------------------------------
 
 
+# Caps on what a bot spec may ask for: a spec comes from a command line, a scenario or a web
+# page, and a budget without a cap (``ismcts:1e300s``) passes every check and then never ends.
+# Each is far above any setting that plays well here (ismcts:200 takes about a second a move).
+MAX_SECONDS = 60.0  # seconds of search per decision
+MAX_ITERATIONS = 100_000  # search iterations per decision
+MAX_SAMPLES = 10_000  # candidate actions drawn per decision (greedy, Anasazi's planner)
+MAX_ROLLOUT_DEPTH = 10_000  # decisions of one rollout (ISMCTSBot.max_rollout)
+
+
 def _random(arg: str | None) -> Bot:
     if arg:
         raise ValueError("the random bot takes no argument")
@@ -368,7 +378,8 @@ def _random(arg: str | None) -> Bot:
 def _greedy(arg: str | None) -> Bot:
     if not arg:
         return GreedyBot()
-    return GreedyBot(samples=positive_int(arg, "greedy", "candidate samples"), spec=f"greedy:{arg}")
+    samples = positive_int(arg, "greedy", "candidate samples", most=MAX_SAMPLES)
+    return GreedyBot(samples=samples, spec=f"greedy:{arg}")
 
 
 def _ismcts(arg: str | None) -> Bot:
@@ -377,41 +388,45 @@ def _ismcts(arg: str | None) -> Bot:
     budget, _, depth = arg.partition(":")
     options: dict[str, Any] = {"spec": f"ismcts:{arg}"}
     if depth:
-        options["rollout_depth"] = positive_int(depth, "ismcts", "rollout depth", arg)
+        options["rollout_depth"] = positive_int(depth, "ismcts", "rollout depth", arg, MAX_ROLLOUT_DEPTH)
     if budget.endswith("s"):
-        options["seconds"] = _positive_float(budget[:-1], "ismcts", "seconds", arg)
+        options["seconds"] = _positive_float(budget[:-1], "ismcts", "seconds", arg, MAX_SECONDS)
     else:
-        options["iterations"] = positive_int(budget, "ismcts", "iterations", arg)
+        options["iterations"] = positive_int(budget, "ismcts", "iterations", arg, MAX_ITERATIONS)
     return ISMCTSBot(**options)
 
 
-def positive_int(text: str, bot: str, what: str, arg: str | None = None) -> int:
-    """`text` as a positive integer, else `ValueError` naming the bot spec and what it sets."""
+def positive_int(text: str, bot: str, what: str, arg: str | None = None, most: int = MAX_SAMPLES) -> int:
+    """`text` as an integer from 1 to `most`, else a one-line `ValueError` naming the bot spec,
+    what it sets and the range allowed."""
     try:
         value = int(text)
-    except ValueError:
+    except ValueError:  # not a whole number (or one of over 4,300 digits)
         value = 0
-    if value < 1:
-        raise ValueError(f"bot {bot}:{arg or text}: {what} must be a positive integer, not {text!r}")
+    if not 1 <= value <= most:
+        raise ValueError(f"bot {cut(f'{bot}:{arg or text}', 60)}: {what} must be a positive integer at most {most:,}, "
+                         f"not {cut(repr(text), 40)}")
     return value
 
 
-def _positive_float(text: str, bot: str, what: str, arg: str) -> float:
+def _positive_float(text: str, bot: str, what: str, arg: str, most: float) -> float:
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"bot {bot}:{arg}: {what} must be a positive number, not {text!r}")
+    if not (math.isfinite(value) and 0 < value <= most):
+        raise ValueError(f"bot {cut(f'{bot}:{arg}', 60)}: {what} must be a positive number at most {most:g}, "
+                         f"not {cut(repr(text), 40)}")
     return value
 
 
 BOTS: dict[str, Callable[[str | None], Bot]] = {"random": _random, "greedy": _greedy, "ismcts": _ismcts}
 BOT_HELP = {
     "random": "random (a uniformly sampled legal action)",
-    "greedy": "greedy[:K] (one-step lookahead on evaluate, K candidates, default 32)",
-    "ismcts": "ismcts[:N | :Ts][:D] (tree search: N iterations (default 200) or T seconds a "
-              "move; rollouts cut after D decisions and scored by evaluate)",
+    "greedy": f"greedy[:K] (one-step lookahead on evaluate, K candidates, default 32, at most {MAX_SAMPLES:,})",
+    "ismcts": f"ismcts[:N | :Ts][:D] (tree search: N iterations (default 200, at most {MAX_ITERATIONS:,}) "
+              f"or T seconds a move (at most {MAX_SECONDS:g}); rollouts cut after D decisions (at most "
+              f"{MAX_ROLLOUT_DEPTH:,}) and scored by evaluate)",
 }
 
 

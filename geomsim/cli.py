@@ -73,6 +73,11 @@ class OutputPath(click.ParamType):
 
 DIAGRAM = OutputPath(DIAGRAM_SUFFIXES)
 JSON_FILE = OutputPath((".json",))
+# Every command's --seed: the seeds a game's compiled random player takes (numba's generators
+# keep only 32 bits), so that one seed means one game everywhere; a negative seed is refused
+# here in one line, not by numpy deep inside a command (or a page served for ever after).
+MAX_SEED = 2**32 - 1
+SEED = click.IntRange(0, MAX_SEED)
 
 
 class LazyGroup(click.Group):
@@ -150,7 +155,7 @@ def games_command() -> None:
 @cli.command("setup")
 @click.argument("game_name", metavar="GAME")
 @click.option("--players", "-p", type=int, default=None, help="Number of players.")
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the random setup.")
+@click.option("--seed", "-s", type=SEED, default=0, show_default=True, help="Seed of the random setup.")
 @click.option("--from", "source", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Draw the setup in this JSON file instead of a random one.")
 @click.option("--json", "json_out", type=JSON_FILE, help="Write the setup data to this JSON file.")

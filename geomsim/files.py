@@ -1,4 +1,5 @@
-"""Writing files atomically and durably, the one way every writer of geomsim writes.
+"""Writing files atomically and durably, the one way every writer of geomsim writes; reading
+a user's file within a limit, the one way every reader of geomsim reads (`read_bytes`).
 
 A file is written to a hidden temporary file beside its target, flushed to the disk (`fsync`),
 renamed over the target, and the folder is flushed so that the rename itself is on the disk. A
@@ -8,10 +9,15 @@ less the umask; an existing file keeps its own), not the ``0600`` of a temporary
 
 A failure is one `WriteError` that names the target (never the temporary file) and the reason:
 a read-only folder, a full disk, a parent that is a file.
+
+`read_bytes` reads only regular files, and at most its limit of bytes: a device such as
+``/dev/zero`` reports a size of 0 and never ends, a FIFO (or ``/dev/stdin`` on a terminal)
+blocks for ever, so neither the reported size nor the end of the file can be trusted alone.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -121,3 +127,48 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return Path(path)
+
+
+# -- reading -------------------------------------------------------------------------------
+class TooLarge(OSError):
+    """A file over its reader's limit: `size` in bytes (None when it grew past `limit` while it
+    was read), `limit`; the message says both in one line."""
+
+    def __init__(self, path: str | os.PathLike[str], size: int | None, limit: int):
+        amount = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+        super().__init__(errno.EFBIG, f"{amount} is over the limit of {limit:,} bytes", os.fspath(path))
+        self.size, self.limit = size, limit
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _regular(mode: int, path: str | os.PathLike[str]) -> None:
+    """Raise an `OSError` naming what `path` is unless `mode` is a regular file's."""
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+        code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+        raise OSError(code, f"not a regular file but {kind}", os.fspath(path))
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file `path`: `TooLarge` when it has more than `limit` (from its
+    size, before reading; or after reading ``limit + 1`` bytes, as a file may grow meanwhile);
+    `OSError` when it cannot be read or is not a regular file (a device, a FIFO, a folder)."""
+    if "\0" in os.fspath(path):  # os.stat would raise ValueError
+        raise OSError(errno.EINVAL, "a file name cannot hold a NUL character", os.fspath(path))
+    _regular(os.stat(path).st_mode, path)
+    # Swapped for a FIFO between the stat and the open: O_NONBLOCK keeps the open from waiting
+    # for a writer, and the fstat of what was opened refuses it.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    with open(fd, "rb", closefd=True) as f:
+        info = os.fstat(fd)
+        _regular(info.st_mode, path)
+        if info.st_size > limit:
+            raise TooLarge(path, info.st_size, limit)
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(path, None, limit)
+    return data

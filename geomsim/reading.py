@@ -23,6 +23,8 @@ from typing import Any, TypeVar, overload
 import msgspec
 import orjson
 
+from geomsim.files import TooLarge, read_bytes
+
 T = TypeVar("T")
 
 MAX_JSON_BYTES = 32 * 2**20  # a 4-player Anasazi state late in a game is about 60 kB
@@ -132,13 +134,13 @@ def read_file(path: str | os.PathLike[str], type: Any = ..., what: str | None = 
 def read_file(path: str | os.PathLike[str], type: Any = Any, what: str | None = None) -> Any:
     """The JSON data in the file `path` (checked against `type`): `DataError` naming the
     problem (its line and column), or the limit, which is checked before the file is read;
-    `OSError` when it cannot be read."""
+    `OSError` when it cannot be read or is not a regular file (`geomsim.files.read_bytes`)."""
     what = what or str(path)
-    size = os.stat(path).st_size
-    if size > MAX_JSON_BYTES:
-        raise DataError("", f"{what}: {size:,} bytes is over the limit of {MAX_JSON_BYTES:,} bytes")
-    with open(path, "rb") as f:
-        return decode(f.read(), type, what)
+    try:
+        data = read_bytes(path, MAX_JSON_BYTES)
+    except TooLarge as e:
+        raise DataError("", f"{what}: {e.strerror}") from None
+    return decode(data, type, what)
 
 
 def convert(data: Any, type: type[T] | Any, path: str = "") -> T:

@@ -279,3 +279,37 @@ def test_aztekz_soul_kinds_that_are_not_names_are_refused():
     doc["components"] = {**(doc["components"] or {}), "souls": {"kinds": [["sun"]], "per_kind": 8}}
     with pytest.raises(DataError, match="souls.kinds"):
         load_game("aztekz").state_from_json(json.dumps(doc))
+
+
+# Recursive aliases (issue 25): the alias counter looped on them and grew to a MemoryError.
+RECURSIVE = {
+    "recursive-list": ("game: cibola\nplayers: 2\nseed: 0\ndescription: &a [*a]\n",
+                       ":4: description[0]: an alias inside the value its anchor names"),
+    "recursive-mapping": ("game: cibola\nplayers: 2\nsetup: &r {a: *r}\n", ":3: setup.a: an alias inside"),
+    "recursive-deep": ("game: cibola\nplayers: 2\nsteps: &s\n  - {x: [1, {y: *s}]}\n",
+                       ":3: steps[0].x[1].y: an alias inside"),
+    "recursive-key": ("game: cibola\nplayers: 2\nx: &k {? *k : 1}\n", ":3: "),
+    # many aliases of one value that holds a recursive one: the laughs limit and the refusal both hold
+    "recursive-in-laughs": ("a: &a [x, x, &b [*b], x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdef", "cdefgh"))
+        + "game: cibola\nplayers: 2\n", ":1: a[2][0]: an alias inside"),
+}
+
+
+def test_recursive_aliases_are_refused_at_once_by_line_and_field(tmp_path):
+    """Under the memory limit, within the time limit: one line naming the file, line and field."""
+    for name, (text, _) in RECURSIVE.items():
+        (tmp_path / f"{name}.yaml").write_text(text)
+    results = _run("scenarios", *(str(tmp_path / f"{name}.yaml") for name in RECURSIVE))
+    for r, (name, (_, words)) in zip(results, RECURSIVE.items()):
+        assert r["crash"] is None and r["code"] == 2 and r["seconds"] < SECONDS, r
+        assert r["stderr"].startswith(f"geomsim: error: {tmp_path / name}.yaml{words}"), r["stderr"]
+        assert "recursive data" in r["stderr"] and r["stderr"].count("\n") == 1, r["stderr"]
+
+
+def test_shared_aliases_that_do_not_recurse_still_load():
+    """The same anchor used twice, or inside a sibling, is no recursion."""
+    from geomsim.scenario.source import parse_yaml
+
+    data = parse_yaml("names: &n [a, b]\nsetup: {p: *n, q: [*n, {r: *n}]}\n").data
+    assert data["setup"] == {"p": ["a", "b"], "q": [["a", "b"], {"r": ["a", "b"]}]}

@@ -43,7 +43,7 @@ from games.anasazi import legality as lg
 from games.anasazi import reach
 from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure
 from games.anasazi.components import COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Table
-from geomsim.bots import positive_int
+from geomsim.bots import MAX_SAMPLES, positive_int
 from geomsim.geometry import Pose, distance_to_rectangle, to_frames
 from games.anasazi.rules import AnasaziState
 from geomsim.rules import Action, State
@@ -470,9 +470,9 @@ def make_planner(arg: str | None) -> PlannerBot:
     """The bot of spec ``planner`` or ``planner:N`` (N placements drawn per expedition)."""
     if not arg:
         return PlannerBot()
-    return PlannerBot(samples=positive_int(arg, "planner", "placements per expedition"),
-                      spec=f"planner:{arg}")
+    samples = positive_int(arg, "planner", "placements per expedition", most=MAX_SAMPLES)
+    return PlannerBot(samples=samples, spec=f"planner:{arg}")
 
 
 BOTS = {"planner": (make_planner, "planner[:N] (Anasazi: plans with reach, N covering "
-                                  f"placements per expedition, default {SAMPLES})")}
+                                  f"placements per expedition, default {SAMPLES}, at most {MAX_SAMPLES:,})")}

@@ -16,7 +16,9 @@ from typing import Any
 
 import click
 
-from geomsim.cli import DIAGRAM, OutputPath, UserError, read_json
+from geomsim.cli import DIAGRAM, SEED, OutputPath, UserError, read_json
+from geomsim.files import read_bytes
+from geomsim.reading import MAX_JSON_BYTES
 
 PATH = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -38,7 +40,7 @@ PATH = click.Path(exists=True, dir_okay=False, path_type=Path)
               help="Reach of every sector from every expedition, as a table (and a picture).")
 @click.option("-o", "--output", type=DIAGRAM, help="Draw the reach map to this PNG, SVG or PDF.")
 @click.option("--json", "json_out", type=OutputPath((".json",), stdout=True), help="Write the result as JSON ('-': stdout).")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the sampling (results are reproducible).")
 @click.option("--no-check-setup", "lab", is_flag=True,
               help="Accept a laboratory table that breaks the setup rules on purpose (mesa and "
@@ -104,9 +106,11 @@ def load_state(setup_path: Path, state_path: Path | None, check_setup: bool = Tr
         except ValueError as e:
             raise UserError(f"{setup_path}: {e}") from None
     try:
-        state = GAME.state_from_json(state_path.read_text(encoding="utf-8"))
-    except OSError as e:
+        state = GAME.state_from_json(read_bytes(state_path, MAX_JSON_BYTES).decode("utf-8"))
+    except OSError as e:  # also not a regular file, or over the limit
         raise UserError(f"{state_path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise UserError(f"{state_path}: not UTF-8 text (byte {e.start})") from None
     except ValueError as e:
         raise UserError(f"{state_path}: {e}") from None
     if state.table.to_json() != setup.table.to_json():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -13,7 +15,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from geomsim.reading import cut
+from geomsim.files import TooLarge, read_bytes
+from geomsim.reading import cut, printable
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
@@ -27,7 +30,9 @@ class ScenarioError(ValueError):
     def __init__(self, file: str, line: int | None, field: str | None, message: str):
         self.file, self.line, self.field, self.message = file, line, field, message
         where = file + (f":{line}" if line else "")
-        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+        # A field named by the file may hold any character (a line break, half a surrogate
+        # pair that no output can encode): the message stays one line that can be written.
+        super().__init__(printable(f"{where}: {field}: {message}" if field else f"{where}: {message}"))
 
 
 def field_name(path: FieldPath) -> str:
@@ -96,14 +101,14 @@ class _Limit(Exception):
 
 
 def read_text(path: Path) -> str:
-    """A scenario file's text: `ScenarioError` when it cannot be read, is over `MAX_BYTES`
-    (refused before it is read) or is not UTF-8 (naming the line of the first bad byte)."""
+    """A scenario file's text: `ScenarioError` when it cannot be read, is not a regular file,
+    is over `MAX_BYTES` (refused before it is read) or is not UTF-8 (naming the line of the first bad byte)."""
     try:
-        check_size(path.stat().st_size, str(path))
-        data = path.read_bytes()
+        data = read_bytes(path, MAX_BYTES)
+    except TooLarge as e:
+        raise ScenarioError(str(path), None, None, f"{e.strerror} for a scenario file") from None
     except OSError as e:
         raise ScenarioError(str(path), None, None, f"cannot read: {e.strerror or e}") from None
-    check_size(len(data), str(path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -130,7 +135,7 @@ def parse_yaml(text: str, file: str = "<string>") -> Source:
         loader = _Loader(text)  # the reader checks every character here: inside the try
         node = loader.get_single_node()
         if node is not None:
-            _check_nodes(node)
+            _check_nodes(loader, node)
         data = loader.construct_document(node) if node is not None else None
         source = Source(file, data)
         if node is not None:
@@ -160,21 +165,30 @@ def parse_yaml(text: str, file: str = "<string>") -> Source:
             loader.dispose()
 
 
-def _check_nodes(root: yaml.Node) -> None:
-    """Before anything is constructed: the values once aliases are expanded within `MAX_NODES`
-    (each node's expanded size computed once, so a billion laughs costs its own size), lists
-    and mappings within `MAX_ITEMS`, only JSON's tags, no key twice in a mapping."""
+def _check_nodes(loader: yaml.SafeLoader, root: yaml.Node) -> None:
+    """Before anything is constructed: no alias inside the value it names (recursive data),
+    the values once aliases are expanded within `MAX_NODES` (each node's expanded size computed
+    once, so a billion laughs costs its own size), lists and mappings within `MAX_ITEMS`, only
+    JSON's tags, scalars that JSON and UTF-8 can hold, no key twice in a mapping."""
     size: dict[int, int] = {}
+    open_: set[int] = set()  # nodes whose children are being checked: the path from the root
     stack: list[tuple[yaml.Node, FieldPath, bool]] = [(root, (), False)]
     while stack:
         node, path, done = stack.pop()
         if id(node) in size:
             continue
         if not done:
-            children = _check_node(node, path)
+            if id(node) in open_:
+                # Depth first, the nodes still open are the ancestors of this one: an alias
+                # names a value it lies inside, which no expansion ever finishes.
+                raise _Limit(node.start_mark, "an alias inside the value its anchor names (recursive "
+                             f"data, anchored at line {node.start_mark.line + 1}) is not allowed", path)
+            children = _check_node(loader, node, path)
+            open_.add(id(node))
             stack.append((node, path, True))
-            stack.extend((c, p, False) for c, p in children if id(c) not in size)
+            stack.extend((c, p, False) for c, p in reversed(children) if id(c) not in size)  # in file order
             continue
+        open_.discard(id(node))
         total = 1 + sum(size[id(c)] for c, _ in _children(node, path))
         if total > MAX_NODES:
             raise _Limit(node.start_mark, f"more than {MAX_NODES:,} values once anchors and aliases "
@@ -195,24 +209,60 @@ def _children(node: yaml.Node, path: FieldPath) -> list[tuple[yaml.Node, FieldPa
     return []
 
 
-def _check_node(node: yaml.Node, path: FieldPath) -> list[tuple[yaml.Node, FieldPath]]:
-    """Refuse a tag JSON does not have, too many entries, a key twice; the nodes under `node`."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NAN = object()  # the key of every NaN (which equals no value, itself included)
+
+
+def _check_node(loader: yaml.SafeLoader, node: yaml.Node, path: FieldPath) -> list[tuple[yaml.Node, FieldPath]]:
+    """Refuse a tag JSON does not have, too many entries, a scalar that cannot be built or
+    written, a key twice; the nodes under `node`."""
     if node.tag not in _JSON_TAGS:
         raise _Limit(node.start_mark, f"the tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not "
                      "allowed: a scenario holds mappings, lists, text, numbers, true/false and null", path)
-    if not isinstance(node, yaml.ScalarNode) and len(node.value) > MAX_ITEMS:
+    if isinstance(node, yaml.ScalarNode):
+        _check_scalar(loader, node, path)
+        return []
+    if len(node.value) > MAX_ITEMS:
         raise _Limit(node.start_mark, f"{len(node.value):,} entries in one list or mapping, over the "
                      f"limit of {MAX_ITEMS:,}", path)
     if isinstance(node, yaml.MappingNode):
-        seen: dict[Any, yaml.Node] = {}
-        for key, _ in node.value:
-            name = (key.tag, key.value) if isinstance(key, yaml.ScalarNode) else None
-            if name is not None and name in seen:
-                raise _Limit(key.start_mark, f"duplicate field {cut(key.value, 60)!r} (first at line "
-                             f"{seen[name].start_mark.line + 1})", path + (key.value,))
-            if name is not None:
-                seen[name] = key
+        _check_keys(loader, node, path)
     return _children(node, path)
+
+
+def _check_scalar(loader: yaml.SafeLoader, node: yaml.ScalarNode, path: FieldPath) -> Any:
+    """The value of `node`; refused when it holds a lone surrogate (an escape such as
+    ``"\\uD800"``: no character, so no UTF-8 output can hold it) or cannot be built (an
+    integer over Python's limit of digits)."""
+    found = _SURROGATE.search(node.value)
+    if found:
+        raise _Limit(node.start_mark, f"the text holds \\u{ord(found.group()):04x}, half of a "
+                     "surrogate pair and not a character: give the character itself", path)
+    try:
+        return loader.construct_object(node)
+    except ValueError as e:
+        if node.tag.endswith(":int"):  # int() of a decimal over sys.get_int_max_str_digits() digits
+            raise _Limit(node.start_mark, f"an integer of {len(node.value):,} characters is over the "
+                         f"limit of {sys.get_int_max_str_digits():,} digits", path) from None
+        raise _Limit(node.start_mark, f"cannot read {cut(node.value, 40)!r}: {cut(str(e), 80)}", path) from None
+
+
+def _check_keys(loader: yaml.SafeLoader, node: yaml.MappingNode, path: FieldPath) -> None:
+    """Refuse a key that equals an earlier key of the mapping once both are built: the same
+    text, or another spelling of an equal value (``0`` and ``0x0``, ``1`` and ``true``, which a
+    Python mapping holds as one key, so one of the two values would be lost)."""
+    seen: dict[Any, yaml.ScalarNode] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag not in _JSON_TAGS:
+            continue  # refused when it is checked itself (a tag), or built (a list: not hashable)
+        value = _check_scalar(loader, key, path + (key.value,))
+        name = value if value == value else _NAN  # PyYAML builds every NaN as one object: one key
+        first = seen.get(name)
+        if first is not None:
+            also = "" if first.value == key.value else f"the same key as {cut(first.value, 40)!r}, "
+            raise _Limit(key.start_mark, f"duplicate field {cut(key.value, 60)!r} ({also}first at line "
+                         f"{first.start_mark.line + 1})", path + (key.value,))
+        seen[name] = key
 
 
 def _index(loader: yaml.SafeLoader, node: yaml.Node, value: Any, path: FieldPath,

@@ -82,7 +82,7 @@ def bind(host: str, port: int) -> socket.socket:
 @click.option("--game", "game_name", help="The game (default: the first installed; with --setup: the one "
               "that accepts the setup).")
 @click.option("--players", "-p", type=int, default=None, help="Number of players.")
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the setup.")
+@click.option("--seed", "-s", type=geomsim.cli.SEED, default=0, show_default=True, help="Seed of the setup.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (127.0.0.1: this machine only).")
 @click.option("--port", type=int, default=DEFAULT_PORT, show_default=True,

@@ -44,7 +44,7 @@ import numpy as np
 from geomsim import stats
 from geomsim.bots import make_bot, play_compiled, play_game
 from geomsim.cli import SEED, OutputPath, UserError, read_json
-from geomsim.files import WriteError, write_error, write_text
+from geomsim.files import WriteError, read_bytes, write_error, write_text
 from geomsim.registry import load_game
 from geomsim.rules import Game
 
@@ -373,7 +373,7 @@ def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
     naming the file and the line.
     """
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, MAX_ROWS_BYTES)
     except FileNotFoundError:
         return []
     except OSError as e:
@@ -400,6 +400,8 @@ def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
             raise write_error(path, e) from None
     return rows
 
+
+MAX_ROWS_BYTES = 2**31  # a games.jsonl: a million rows of two kilobytes
 
 ROW_FIELDS = {"game": str, "seed": int, "players": int, "bots": list, "scores": list,
               "winners": list, "length": int, "finished": bool}

@@ -130,6 +130,9 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
 
 
 # -- reading -------------------------------------------------------------------------------
+_CHUNK = 1 << 20  # bytes `read_bytes` reads at a time
+
+
 class TooLarge(OSError):
     """A file over its reader's limit: `size` in bytes (None when it grew past `limit` while it
     was read), `limit`; the message says both in one line."""
@@ -168,7 +171,11 @@ def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
         _regular(info.st_mode, path)
         if info.st_size > limit:
             raise TooLarge(path, info.st_size, limit)
-        data = f.read(limit + 1)
-    if len(data) > limit:
+        # In chunks: `f.read(limit + 1)` would reserve the whole limit before reading a byte.
+        chunks, read = [], 0
+        while read <= limit and (chunk := f.read(min(_CHUNK, limit + 1 - read))):
+            chunks.append(chunk)
+            read += len(chunk)
+    if read > limit:
         raise TooLarge(path, None, limit)
-    return data
+    return b"".join(chunks)

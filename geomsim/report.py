@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game
 from geomsim.cli import OutputPath, UserError
 from geomsim.files import atomic_path
 from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
-from geomsim.reading import short
+from geomsim.reading import DataError, read_file, short
 from geomsim.stats import summarize
 
 FORMATS = (".html", ".pdf")
@@ -96,9 +95,11 @@ def _record(results: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        raise UserError(f"{path}: not JSON") from None
+        record = read_file(path)
+    except DataError as e:
+        raise UserError(str(e)) from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror}") from None
     if not isinstance(record, dict):
         raise UserError(f"{path}: expected the batch record (a mapping), got {short(record)}")
     return record

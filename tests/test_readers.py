@@ -171,6 +171,27 @@ def test_every_reader_of_a_users_file_refuses_devices_and_fifos(tmp_path, fifo):
     assert ":3: setup: cannot read setup file 'a\\x00b.json': a file name cannot hold a NUL" in by_file["setup-nul.yaml"]
 
 
+def test_game_logs_and_batch_folders_are_read_as_regular_files_only(tmp_path):
+    """`replay` reads a game log, `report` a batch's rows and record, `analyze --resume` both:
+    a FIFO or a device in their place is one line naming it, at once, never a wait."""
+    for folder in ("rows-fifo", "record-fifo"):
+        (tmp_path / folder).mkdir()
+    os.mkfifo(tmp_path / "game.jsonl")
+    os.mkfifo(tmp_path / "rows-fifo" / "games.jsonl")
+    row = {"game": "cibola", "seed": 0, "players": 2, "bots": ["random", "random"],
+           "scores": [1, 2], "winners": [1], "length": 3, "finished": True}
+    (tmp_path / "record-fifo" / "games.jsonl").write_text(json.dumps(row) + "\n")
+    os.mkfifo(tmp_path / "record-fifo" / "batch.json")
+    cases = [["replay", "game.jsonl", "-o", "game.gif"], ["replay", "/dev/zero", "-o", "game.gif"],
+             ["report", "rows-fifo", "-o", "r.html"], ["report", "record-fifo", "-o", "r.html"],
+             ["analyze", "cibola", "-n", "1", "-o", "rows-fifo", "--resume"]]
+    results = _commands(cases, tmp_path)
+    assert len(results) == len(cases)
+    for r in results:
+        lines = r["stderr"].splitlines()
+        assert r["code"] == 2 and len(lines) == 1 and "not a regular file but" in lines[0], r
+
+
 # -- seeds ---------------------------------------------------------------------------------------
 def test_the_seed_type_takes_exactly_what_compiled_playouts_take():
     assert SEED.convert("0", None, None) == 0 and SEED.convert(str(MAX_SEED), None, None) == 2**32 - 1

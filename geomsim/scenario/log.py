@@ -12,7 +12,7 @@ import msgspec
 import numpy as np
 
 from geomsim import registry
-from geomsim.files import atomic_path, write_text
+from geomsim.files import TooLarge, atomic_path, read_bytes, write_text
 from geomsim.reading import MAX_HISTORY, MAX_JSON_BYTES, DataError, convert, decode, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game, IllegalAction, State, read_action
@@ -90,11 +90,9 @@ def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:
     """Read a game log; `ScenarioError` (file, line, field) if malformed."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_JSON_BYTES:
-            raise ScenarioError(str(path), None, None, f"{size:,} bytes is over the limit of "
-                                                       f"{MAX_JSON_BYTES:,} bytes for a game log")
-        lines = path.read_bytes().splitlines()
+        lines = read_bytes(path, MAX_JSON_BYTES).splitlines()
+    except TooLarge as e:
+        raise ScenarioError(str(path), None, None, f"{e.strerror} for a game log") from None
     except OSError as e:
         raise ScenarioError(str(path), None, None, f"cannot read: {e.strerror or e}") from None
     if len(lines) > MAX_HISTORY + 1:

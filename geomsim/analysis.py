@@ -43,7 +43,7 @@ import numpy as np
 
 from geomsim import stats
 from geomsim.bots import make_bot, play_compiled, play_game
-from geomsim.cli import SEED, OutputPath, UserError, read_json
+from geomsim.cli import MAX_SEED, SEED, OutputPath, UserError, read_json
 from geomsim.files import WriteError, read_bytes, write_error, write_text
 from geomsim.registry import load_game
 from geomsim.rules import Game
@@ -764,6 +764,9 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
     if start is not None and players not in (None, start[0]):
         raise UserError(f"--players {players}: the scenario {scenario} has {start[0]} players")
     players = players or (start[0] if start else game.max_players)
+    if seed + games - 1 > MAX_SEED:  # game i plays seed + i
+        raise UserError(f"--seed {seed} with --games {games}: the last game's seed "
+                        f"{seed + games - 1} is over {MAX_SEED}")
     specs = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         game.check_players(players)

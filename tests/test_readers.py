@@ -236,3 +236,12 @@ def test_a_scenario_seed_is_taken_exactly_in_range(seed):
     else:
         with pytest.raises(ScenarioError, match=r"s.yaml:3: seed: "):
             check_schema(source, source.data, top_validator(), ())
+
+
+def test_a_batch_whose_last_seed_is_out_of_range_is_refused(tmp_path):
+    """Game i of a batch plays seed + i: the last one must be a seed too."""
+    (r,) = _commands([["analyze", "cibola", "-s", str(MAX_SEED - 1), "-n", "3", "-o", "out"]], tmp_path)
+    assert r["code"] == 2 and r["stderr"].strip() == (
+        f"geomsim: error: --seed {MAX_SEED - 1} with --games 3: the last game's seed "
+        f"{MAX_SEED + 1} is over {MAX_SEED}")
+    assert not (tmp_path / "out").exists()

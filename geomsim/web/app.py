@@ -63,8 +63,10 @@ class Sessions:
     keeps at most `per_client` sessions, its own least recently used dropped past it; past
     `limit` sessions in all a new one is refused: no client can drop another's game."""
 
-    def __init__(self, start: Start, limit: int = MAX_SESSIONS, per_client: int = MAX_PER_CLIENT):
-        self.start, self.limit, self.per_client = start, limit, per_client
+    def __init__(self, start: Start, limit: int | None = None, per_client: int | None = None):
+        self.start = start
+        self.limit = MAX_SESSIONS if limit is None else limit
+        self.per_client = MAX_PER_CLIENT if per_client is None else per_client
         self._by_id: OrderedDict[str, tuple[str, Session]] = OrderedDict()
         self._lock = threading.Lock()
 

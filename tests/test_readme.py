@@ -145,7 +145,7 @@ def test_every_server_command_serves_its_page(after_the_cli):
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             line = server.stdout.readline()
-            url = re.search(r"http://\S+/", line)
+            url = re.search(r"http://\S+", line)  # with the token: /?token=...
             assert url, f"{command!r} printed {line!r}; stderr: {server.stderr.read()[-2000:]}"
             page = _get(url.group(0))
             assert "<html" in page.lower(), page[:200]

@@ -175,15 +175,18 @@ class AnasaziWeb(GameWeb):
     # -- tools -------------------------------------------------------------------------------
     def tool_action(self, state: State, tool: str, params: Any, x: float, y: float,
                     heading: float) -> Action:
-        if tool == "camp":
-            return BuildCamp(x, y)
-        if tool != "marker":
+        if tool not in ("marker", "camp"):
             raise WebError(f"unknown Anasazi tool {tool!r} (marker, camp)")
         expedition = params.get("expedition") if isinstance(params, dict) else None
         ids = [e.id for e in cast(AnasaziState, state).table.expedition_camps]
-        if not isinstance(expedition, str) or expedition not in ids:
-            raise WebError(f"choose an expedition ({', '.join(ids)}), not {expedition!r}")
-        return PlaceMarker(expedition, x, y, heading % 360.0)
+        if tool == "marker" and (not isinstance(expedition, str) or expedition not in ids):
+            raise WebError(f"choose an expedition ({', '.join(ids)}), not {expedition!r:.60}")
+        try:  # the actions bound their numbers (a pose beyond any table is refused)
+            if tool == "camp":
+                return BuildCamp(x, y)
+            return PlaceMarker(cast(str, expedition), x, y, heading % 360.0)
+        except ValueError as e:
+            raise WebError(str(e)) from None
 
     def overlays(self, state: State, action: Action, player: int, verdict: Verdict
                  ) -> list[JSON]:
@@ -202,10 +205,10 @@ class AnasaziWeb(GameWeb):
     def _reach_params(self, state: Any, params: Any) -> tuple[str, int]:
         expedition = params.get("expedition")
         if expedition not in [e.id for e in state.table.expedition_camps]:
-            raise WebError(f"choose an expedition, not {expedition!r}")
+            raise WebError(f"choose an expedition, not {expedition!r:.60}")
         try:
             markers = int(params.get("markers", 1))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise WebError(f"markers must be 1 to {MAX_REACH_MARKERS}") from None
         if not 1 <= markers <= MAX_REACH_MARKERS:
             raise WebError(f"markers must be 1 to {MAX_REACH_MARKERS}, not {markers}")

@@ -7,6 +7,7 @@ its board drawing, placement tools and analyses through ``game.web()`` returning
 nothing fetched from elsewhere. See docs/web.md.
 """
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from geomsim.web.hooks import Board, GameWeb, WebError, web_hooks
@@ -18,9 +19,10 @@ if TYPE_CHECKING:
 __all__ = ["Board", "GameWeb", "Session", "Start", "WebError", "make_app", "web_hooks"]
 
 
-def make_app(start: Start) -> "Starlette":
-    """The ASGI app serving games that begin as `start` (see `geomsim.web.app.make_app`;
+def make_app(start: Start, *, token: str | None = None, hosts: Iterable[str] = ()) -> "Starlette":
+    """The ASGI app serving games that begin as `start`, with `token` (None: none) and the
+    Host names it answers to besides this machine's (see `geomsim.web.app.make_app`;
     Starlette is imported only when an app is made)."""
     from geomsim.web.app import make_app as make
 
-    return make(start)
+    return make(start, token=token, hosts=hosts)

@@ -99,11 +99,11 @@ class GameWeb:
     def analysis(self, state: State, name: str, params: JSON, viewer: int | None) -> JSON:
         """An overlay: ``{"fills": {element id: colour}, "titles": {id: words}, "paths":
         [overlay], "text": words, "legend": [[colour, words]]}``."""
-        raise WebError(f"{state.game.name} has no analysis {name!r}")
+        raise WebError(f"{state.game.name} has no analysis {name!r:.60}")
 
     def pick(self, state: State, name: str, params: JSON, target: str, viewer: int | None) -> JSON:
         """The answer of analysis `name` for the board element `target` (as `analysis`)."""
-        raise WebError(f"{state.game.name} has no analysis {name!r}")
+        raise WebError(f"{state.game.name} has no analysis {name!r:.60}")
 
     def offers(self, state: State) -> list[str]:
         """The decisions an action opened that wait now (a look offered, a treasure to take),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import socket
 import threading
 import webbrowser
@@ -64,8 +65,10 @@ def bind(host: str, port: int) -> socket.socket:
     """A listening socket on `host`:`port` (port 0: a free one), or a one-line error."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        family, _, _, _, address = infos[0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        family, _, proto, _, address = infos[0]
+        # Made as TCP by name: asyncio sets TCP_NODELAY only on sockets whose proto says so,
+        # and without it every small response waits ~40 ms for the client's delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, proto or socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
     except OSError as e:
@@ -88,18 +91,24 @@ def bind(host: str, port: int) -> socket.socket:
 @click.option("--port", type=int, default=DEFAULT_PORT, show_default=True,
               help="Port to listen on (0: any free port).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the browser.")
+@click.option("--no-token", is_flag=True,
+              help="Serve without a token: any program of this machine may play (docs/web.md).")
 def serve_command(scenario: Path | None, setup_file: Path | None, game_name: str | None,
-                  players: int | None, seed: int, host: str, port: int, open_browser: bool) -> None:
+                  players: int | None, seed: int, host: str, port: int, open_browser: bool,
+                  no_token: bool) -> None:
     """Play and referee a game in the browser: SCENARIO's steps, a --setup file, or a --game
-    from a --seed. Each browser tab has its own game."""
+    from a --seed. Each browser tab has its own game. The address printed carries a token made
+    for this run: the page and its API answer only to it (and to the cookie it sets)."""
     import uvicorn
 
     from geomsim.web.app import make_app
 
-    app = make_app(start_from(scenario, setup_file, game_name, players, seed))
+    token = None if no_token else secrets.token_urlsafe(24)
+    start = start_from(scenario, setup_file, game_name, players, seed)
+    app = make_app(start, token=token, hosts=[host])
     sock = bind(host, port)
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{sock.getsockname()[1]}/"
+    url = f"http://{shown}:{sock.getsockname()[1]}/" + (f"?token={token}" if token else "")
     click.echo(f"geomsim serve: {url} (Ctrl+C to stop)")
     if open_browser:
         threading.Timer(0.5, webbrowser.open, (url,)).start()

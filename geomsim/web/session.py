@@ -9,15 +9,17 @@ is refused with nothing changed.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import yaml
 
-from geomsim.bots import make_bot
+from geomsim.bots import Bot, make_bot
 from geomsim.rules import Action, Event, FiniteActionSpace, Game, IllegalAction, State, Verdict
 from geomsim.web.hooks import GameWeb, WebError, web_hooks
 
@@ -27,6 +29,12 @@ ACTIONS_SHOWN = 300  # legal actions listed at most per player (a finite space m
 SAMPLES_SHOWN = 8  # legal actions sampled for a continuous space
 BOT_STEPS = 2000  # bot actions one request plays at most
 BOT_SECONDS = 20.0  # ... and for how long
+# What the page lets a seated bot think a move: a longer budget is refused when seated, so
+# that a bot holds a worker of `BotRunner` for seconds, not minutes.
+PAGE_BOT_SECONDS = 10.0
+PAGE_BOT_ITERATIONS = 1000
+BOT_WORKERS = 2  # bot moves the server computes at once, whatever the number of sessions
+LOG = logging.getLogger("geomsim.web")
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,12 @@ class Session:
     viewer: int | None = None  # whose knowledge the board shows (None: the player to move)
     reveal: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Bots in the background (`BotRunner`): a job runs, the page asked for one since it read
+    # the version, the session is dropped, the last bot failure.
+    thinking: bool = False
+    bots_asked: bool = False
+    closed: bool = False
+    bot_error: str | None = None
 
     def __post_init__(self) -> None:
         self.hooks: GameWeb = web_hooks(self.start.game)
@@ -108,7 +122,7 @@ class Session:
     def expect_version(self, version: Any) -> None:
         """Refuse a request made on another version of the game than this one."""
         if isinstance(version, bool) or not isinstance(version, int):
-            raise WebError(f"version must be a whole number, not {version!r}")
+            raise WebError(f"version must be a whole number, not {version!r:.60}")
         if version != self.version:
             raise WebError(f"stale request: the game has changed since (version {version}, now "
                            f"{self.version}); nothing was done", status=409)
@@ -119,7 +133,7 @@ class Session:
             return None
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < self.start.players:
             return value
-        raise WebError(f"player must be 0 to {self.start.players - 1}, not {value!r}")
+        raise WebError(f"player must be 0 to {self.start.players - 1}, not {value!r:.60}")
 
     def _bump(self) -> None:
         self.version += 1
@@ -149,17 +163,18 @@ class Session:
                            f"players {', '.join(map(str, movers))} are to move"))
         return movers[0]
 
-    def play(self, player: int | None, action: Action) -> int:
+    def play(self, player: int | None, action: Action, bots: bool = True) -> int:
         """Apply `action` by `player` at the cursor (the moments after it are dropped), then let
-        the bots move; return the number of the step played. `IllegalAction` leaves everything
-        as it was."""
+        the bots move here when `bots` (the app has a `BotRunner` move them instead); return
+        the number of the step played. `IllegalAction` leaves everything as it was."""
         who = self._resolve(self.state, player)
         if self.seats[who] is not None and who in self.state.to_move():
             raise WebError(f"player {who} is played by the bot {self.seats[who]}")
         self._push(who, action, "hand")
         n = self.cursor
         self._bump()
-        self.play_bots()
+        if bots:
+            self.play_bots()
         return n
 
     def _push(self, player: int | None, action: Action, by: str) -> Record:
@@ -176,20 +191,28 @@ class Session:
         return record
 
     def play_bots(self, limit: int = BOT_STEPS) -> int:
-        """Let the bots of the seats to move decide until a human is to move or the game ends."""
+        """Let the bots of the seats to move decide until a human is to move or the game ends
+        (here, in the caller's thread; the app's page uses `BotRunner`)."""
         played, clock = 0, time.monotonic()
         while played < limit and time.monotonic() - clock < BOT_SECONDS:
-            bots = [(p, spec) for p in self.state.to_move() if (spec := self.seats[p]) is not None]
-            if not bots:
+            turn = self.bot_turn()
+            if turn is None:
                 break
-            p, spec = bots[0]
-            bot = make_bot(spec)
-            rng = np.random.default_rng([self.start.seed or 0, len(self.records), p])
+            p, bot, rng = turn
             self._push(p, bot.choose(self.state, p, rng), bot.spec)
             played += 1
         if played:
             self._bump()
         return played
+
+    def bot_turn(self) -> tuple[int, Bot, np.random.Generator] | None:
+        """The first seat to move that a bot plays, its bot and the generator of its move (the
+        same for the same game and step); None when no bot is to move."""
+        bots = [(p, spec) for p in self.state.to_move() if (spec := self.seats[p]) is not None]
+        if not bots:
+            return None
+        p, spec = bots[0]
+        return p, make_bot(spec), np.random.default_rng([self.start.seed or 0, len(self.records), p])
 
     def set_seats(self, seats: Any) -> None:
         """Seat a bot (a spec for `geomsim.bots.make_bot`) or a human (None or "") per player."""
@@ -203,9 +226,10 @@ class Session:
             if not isinstance(spec, str) or len(spec) > 100:
                 raise WebError(f"seat {p}: a bot spec is a short text, not {spec!r:.60}")
             try:
-                make_bot(spec)
+                bot = make_bot(spec)
             except ValueError as e:
                 raise WebError(f"seat {p}: {e}") from None
+            _check_page_budget(p, bot)
             found.append(spec)
         self.seats = found
         self._bump()
@@ -251,7 +275,7 @@ class Session:
         if not isinstance(id, str) or not isinstance(on, bool):
             raise WebError("tick needs an expectation id and true or false")
         if id not in {c["id"] for c in self.candidates()}:
-            raise WebError(f"no expectation {id!r} at this moment")
+            raise WebError(f"no expectation {id!r:.60} at this moment")
         (self.ticked.add if on else self.ticked.discard)(id)
         self._bump()
 
@@ -287,7 +311,10 @@ class Session:
     # -- writing out ----------------------------------------------------------------------------
     def scenario(self) -> dict[str, Any]:
         """The steps played up to the cursor as a scenario (``geomsim run`` replays it), with
-        every expectation ticked."""
+        every expectation ticked; refused while a sealed choice waits (the file would show it)."""
+        if any(self.sealed(n) for n in range(1, self.cursor + 1)):
+            raise WebError("a sealed choice is not revealed yet: save once the round is over "
+                           "(or step back before it)", status=409)
         start = self.start
         data: dict[str, Any] = {"game": self.game.name,
                                 "description": f"Saved from geomsim serve: {start.title or self.game.name}, "
@@ -383,7 +410,80 @@ class Session:
             "board": self.hooks.board(state, viewer, self.reveal).to_json(),
             "viewer": self.viewer, "shown_as": viewer, "reveal": self.reveal,
             "seats": self.seats, "expectations": self.candidates(),
+            "thinking": self.thinking, "bot_error": self.bot_error,
         }
+
+    def applied(self, n: int) -> str:
+        """Step `n` (1-based) as the page lists it after playing it: who, and what unless it is a
+        sealed choice not yet revealed."""
+        record = self.records[n - 1]
+        return f"{record.player}: {'(a sealed choice)' if self.sealed(n) else record.text}"
+
+
+def _check_page_budget(seat: int, bot: Bot) -> None:
+    """Refuse a bot whose budget a move exceeds what the page lets a bot think."""
+    seconds, iterations = getattr(bot, "seconds", None), getattr(bot, "iterations", None)
+    if isinstance(seconds, (int, float)) and seconds > PAGE_BOT_SECONDS:
+        raise WebError(f"seat {seat}: in the page a bot thinks at most {PAGE_BOT_SECONDS:g} s a "
+                       f"move, not {seconds:g} s (`geomsim run` takes longer budgets)")
+    if seconds is None and isinstance(iterations, int) and iterations > PAGE_BOT_ITERATIONS:
+        raise WebError(f"seat {seat}: in the page a bot searches at most {PAGE_BOT_ITERATIONS} "
+                       f"iterations a move, not {iterations} (`geomsim run` takes more)")
+
+
+class BotRunner:
+    """Plays the seated bots of sessions off the request threads: `workers` threads of its own
+    compute the bot moves of every session, one job at a time per session. A bot thinks on a
+    copy of the state without the session's lock, so the page's requests never wait for it;
+    its move is played only if nothing changed meanwhile."""
+
+    def __init__(self, workers: int = BOT_WORKERS):
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="geomsim-bots")
+        self.stopping = False
+
+    def start(self, session: Session) -> None:
+        """Ask the bots of `session` to move (the caller holds its lock): a job starts, or the
+        one running goes on from the version now."""
+        if session.bot_turn() is None:
+            return
+        session.bots_asked, session.bot_error = True, None
+        if not session.thinking:
+            session.thinking = True
+            self._pool.submit(self._run, session)
+
+    def close(self) -> None:
+        """Stop every job after the move it is thinking (the server is stopping)."""
+        self.stopping = True
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _run(self, session: Session) -> None:
+        try:
+            self._play(session)
+        except Exception as e:  # a broken bot: the page says so, the server goes on
+            LOG.error("bot failed in session %s", session.id, exc_info=e)
+            with session.lock:
+                session.thinking, session.bot_error = False, f"a bot failed: {type(e).__name__}: {e}"
+
+    def _play(self, session: Session) -> None:
+        played, clock, version = 0, time.monotonic(), session.version
+        while True:
+            with session.lock:
+                if session.bots_asked:  # asked again: from this version, a fresh budget
+                    session.bots_asked, played, clock = False, 0, time.monotonic()
+                    version = session.version
+                turn = session.bot_turn()
+                if (turn is None or session.version != version or session.closed or self.stopping
+                        or played >= BOT_STEPS or time.monotonic() - clock > BOT_SECONDS):
+                    session.thinking = False
+                    return
+                p, bot, rng = turn
+                state = session.state.clone()
+            action = bot.choose(state, p, rng)
+            with session.lock:
+                if session.version == version and not session.closed:
+                    session._push(p, action, bot.spec)
+                    session._bump()
+                    version, played = session.version, played + 1
 
 def illegal(e: IllegalAction) -> WebError:
     """An illegal action as the page shows it: the rules broken, with words and numbers."""

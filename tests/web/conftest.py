@@ -5,6 +5,7 @@ end-to-end tests one live server and one headless Chromium per test session."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
 import warnings
@@ -35,16 +36,20 @@ def client(start: Start):
         warnings.simplefilter("ignore")  # starlette's note on httpx versions
         from starlette.testclient import TestClient
 
-        return TestClient(make_app(start), raise_server_exceptions=False)
+        # Without a token (the app's default): the token's own tests are in test_protection.
+        return TestClient(make_app(start), base_url="http://127.0.0.1",
+                          raise_server_exceptions=False)
 
 
 @pytest.fixture(scope="session")
 def live_server(start: Start):
-    """The app served by uvicorn on a free port of 127.0.0.1, in a thread: its base URL."""
+    """The app served by uvicorn on a free port of 127.0.0.1, in a thread, with a token as
+    `geomsim serve` makes one: the address it would print (``/?token=...``)."""
     from geomsim.web import make_app
 
-    with browser.live_server(make_app(start)) as url:
-        yield url
+    token = secrets.token_urlsafe(24)
+    with browser.live_server(make_app(start, token=token)) as url:
+        yield f"{url}?token={token}"
 
 
 @pytest.fixture(scope="session")

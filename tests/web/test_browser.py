@@ -142,7 +142,7 @@ def test_place_see_why_apply_undo_save_and_replay(chromium, live_server, tmp_pat
 
 def test_sealed_bids_by_hand_in_a_new_game(chromium, live_server):
     """A new Cibola game from the page: each player's send entered in their own panel, hidden
-    in the history until both have chosen."""
+    in the history and the last events until both have chosen."""
     from selenium.webdriver.support.ui import Select
 
     d = chromium
@@ -159,6 +159,34 @@ def test_sealed_bids_by_hand_in_a_new_game(chromium, live_server):
     d.find_element("xpath", "//*[@id='mover-0']//button[text()='send 2']").click()
     until(d, lambda d: "to move: player 1" in text(d, "status"), "player 1's turn to send")
     assert "(a sealed choice)" in text(d, "history") and "send 2" not in text(d, "history")
+    # Every text the page prints of that step goes through the view (issue 25, item 5).
+    assert text(d, "events") == "applied 0: (a sealed choice)"
+    for shown in ("status", "summary", "expectations", "error"):
+        assert "send 2" not in text(d, shown), shown
     d.find_element("xpath", "//*[@id='mover-1']//button[text()='send 1']").click()
     until(d, lambda d: "0: send 2" in text(d, "history"), "both sends revealed")
     assert "1: send 1" in text(d, "history")
+
+
+def test_a_seated_bot_moves_in_the_background_and_the_page_shows_it(chromium, live_server):
+    """A bot seated from the page moves after the request that asked it has been answered (the
+    server's bots think off the request threads); the page reads the view again until it has."""
+    from selenium.webdriver.support.ui import Select
+
+    d = chromium
+    d.get(live_server)
+    until(d, lambda d: "step" in text(d, "status"), "the page")
+    Select(d.find_element("id", "ng-game")).select_by_value("cibola")
+    players = d.find_element("id", "ng-players")
+    players.clear()
+    players.send_keys("2")
+    d.find_element("css selector", "#newgame button").click()
+    until(d, lambda d: "to move: player 0, 1" in text(d, "status"), "a new game")
+    Select(d.find_element("id", "seat-1")).select_by_value("random")
+    click(d, "seats-apply")
+    until(d, lambda d: "step 1 of 1" in text(d, "status"), "the bot's sealed send")
+    assert "1: (a sealed choice) [random]" in text(d, "history")
+    d.find_element("xpath", "//*[@id='mover-0']//button[text()='send 1']").click()
+    until(d, lambda d: "0: send 1" in text(d, "history"), "the round resolved")
+    until(d, lambda d: "a bot is thinking" not in text(d, "status"), "the bot done for now")
+    assert "player 0" in text(d, "status")

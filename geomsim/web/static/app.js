@@ -18,8 +18,13 @@ const S = {
   analysis: null,       // {name, params} shown
   latencies: [],        // ms from a pointer move to its verdict on the page
   serverMs: [],         // ms the server took for each of those verdicts
+  botTimer: null,       // the next reading of the view while a bot thinks
 };
 window.geomsim = S;  // for tests and the curious
+
+// The server answered the token in the address with a cookie: the token leaves the address bar
+// (and the history), the cookie (HttpOnly, SameSite=Strict) goes with every request from now on.
+if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
 
 // -- talking to the server ----------------------------------------------------------------------
 function showError(message) {
@@ -119,6 +124,7 @@ function render(view) {
   renderSeats(view);
   renderExpectations(view);
   renderDownloads();
+  watchBots(view);
   S.verdict = null;
   clearOverlays();
   drawGhost();
@@ -202,9 +208,23 @@ function renderParams() {
   $("from-box").hidden = !(tool.turns && currentAnchor(tool));
 }
 
+// The server's bots move in the background: while one thinks, the view is read again.
+function watchBots(view) {
+  clearTimeout(S.botTimer);
+  if (!view.thinking) return;
+  S.botTimer = setTimeout(async () => {
+    try {
+      const now = await call("GET", `/api/s/${S.sid}/view`);
+      if (now.version !== S.view.version || !now.thinking) render(now);
+      else watchBots(now);
+    } catch (e) { showError(e.message); }
+  }, 250);
+}
+
 function renderStatus(view) {
   const who = view.over ? `game over; winners ${view.winners.join(", ")}` : `to move: player ${view.to_move.join(", ")}`;
-  $("status").textContent = `step ${view.cursor} of ${view.length}; ${who}; scores ${view.scores.join(" / ")}`;
+  const bots = view.thinking ? "; a bot is thinking" : view.bot_error ? `; ${view.bot_error}` : "";
+  $("status").textContent = `step ${view.cursor} of ${view.length}; ${who}; scores ${view.scores.join(" / ")}${bots}`;
   const ul = $("summary");
   ul.replaceChildren(...view.board.summary.map((line) => el("li", {}, line)));
 }

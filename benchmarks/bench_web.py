@@ -88,7 +88,7 @@ def in_process(start, poses: list[tuple[float, float]]) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
-    client = TestClient(make_app(start))
+    client = TestClient(make_app(start), base_url="http://127.0.0.1")  # a Host the app accepts
     view = client.post("/api/sessions").json()["view"]
     sid = view["session"]
     while view["cursor"] > STEP:

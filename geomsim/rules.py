@@ -459,8 +459,16 @@ class _Origin:
 
 
 def _again(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[[], State]:
-    """The call `args[0].method(*args[1:], **kwargs)` to make again (the game's own method)."""
-    return functools.partial(getattr(type(args[0]), method), *args, **kwargs)
+    """The call `args[0].method(*args[1:], **kwargs)` to make again (the game's own method),
+    with the arguments as they are now: the caller may change its setup dict afterwards."""
+    kept = [_kept(a) for a in args[1:]]
+    return functools.partial(getattr(type(args[0]), method), args[0], *kept,
+                             **{k: _kept(v) for k, v in kwargs.items()})
+
+
+def _kept(value: Any) -> Any:
+    """A copy of JSON data (dicts and lists, which their owner may change), else `value`."""
+    return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
 
 
 def _with_origin(make: Callable[..., State], recipe: Callable[..., Callable[[], State] | None]

@@ -11,6 +11,7 @@ import copy
 import json
 import math
 import pickle
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn, TypeVar
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 PROPERTIES = (
     "legal-passes-check", "illegal-raises", "illegal-unchanged", "clone-independent",
     "json-round-trip", "copy-round-trip", "action-round-trip", "replay", "observe-hidden",
-    "view-hidden", "determinize-varies", "scores-finite", "terminates", "playout-replay",
+    "view-hidden", "determinize-varies", "determinize-blind", "scores-finite", "terminates", "playout-replay",
 )
 
 
@@ -305,8 +306,62 @@ def _check_observations(state: State, players: int, rng: np.random.Generator,
         # Writing every determinization is costly; one that varies is proof enough.
         if not report.determinize_varied and other.to_json() != full:
             report.determinize_varied += 1
+        _check_determinize_blind(state, other, p, rng, fail)
     if state.to_json() != full:
         fail("observe-hidden", "determinize changed the original state")
+
+
+def _check_determinize_blind(state: State, other: State, player: Player, rng: np.random.Generator,
+                             fail: Fail) -> None:
+    """A determinization for `player` is drawn from what `player` may know and the rng alone.
+
+    `other`, a determinization of `state` for `player`, is a truth the player cannot tell from
+    `state`'s: determinizing either with the same rng must write the same JSON, every member of
+    it (history included). Otherwise a determinization shows something of the true state it was
+    drawn from. What `determinize` copies unchanged is the same in both and escapes this check;
+    the setup's seed, which deals the hidden parts again, is checked by name
+    (`_check_no_true_seed`)."""
+    draw = int(rng.integers(2**63))
+    mine = state.determinize(player, np.random.default_rng(draw)).to_json()
+    theirs = other.determinize(player, np.random.default_rng(draw)).to_json()
+    if mine != theirs:
+        where = _first_difference(json.loads(mine), json.loads(theirs), "")
+        fail("determinize-blind", f"determinize({player}) of two states player {player} cannot "
+             f"tell apart differs at {where or 'the JSON text'} with the same rng: a "
+             "determinization depends on the hidden parts of the true state")
+    _check_no_true_seed(state, other, player, fail)
+
+
+def _check_no_true_seed(state: State, other: State, player: Player, fail: Fail) -> None:
+    """No member named "seed" of a determinization's JSON holds a seed of the true state's JSON
+    (`make_setup` on it would deal the true hidden parts again)."""
+    drawn = set(_SEED.findall(other.to_json())) - {"null"}
+    kept = drawn & set(_SEED.findall(state.to_json()))
+    if kept:
+        fail("determinize-blind", f"a determinization for player {player} keeps the true "
+             f"seed {min(kept)} (a member named seed): the setup made from it deals the hidden "
+             "parts again")
+
+
+# A member named "seed" in JSON text, and its value (a number, text or null).
+_SEED = re.compile(r'"seed"\s*:\s*(-?[0-9.eE+-]+|null|"(?:[^"\\]|\\.)*")')
+
+
+def _first_difference(a: object, b: object, path: str) -> str | None:
+    """The path of the first member where JSON data `a` and `b` differ (None: equal)."""
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        for key in a:
+            found = _first_difference(a[key], b[key], f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = _first_difference(x, y, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if a == b else (path or "the top")
 
 
 def _check_replay(game: Game, players: int, seed: int, final: State, max_steps: int,

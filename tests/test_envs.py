@@ -93,6 +93,35 @@ def test_pettingzoo_illegal_id_names_the_rule():
         aec.step(take)
 
 
+@pytest.mark.parametrize("game", ["cibola", "aztekz", "anasazi"])
+def test_pettingzoo_masked_out_ids_raise_and_change_nothing(game):
+    """Every id the mask sets to 0 (Anasazi's last id, "a legal action the rules sample",
+    included while a listed id is legal) raises `IllegalAction`: the game and the agent to
+    move stay as they were (docs/ecosystem.md)."""
+    aec = env(game, 2)
+    aec.reset(seed=2)
+    rng = np.random.default_rng(0)
+    last = aec.action_space("player_0").n - 1
+    tried_last = 0
+    for step in range(30):
+        agent = aec.agent_selection
+        mask = aec.observe(agent)["action_mask"]
+        masked = np.flatnonzero(mask == 0)
+        if step % 5 == 0:
+            chosen = {int(i) for i in rng.choice(masked, size=min(30, len(masked)), replace=False)}
+            if mask[last] == 0:
+                chosen.add(last)
+                tried_last += 1
+            for i in sorted(chosen):
+                before = aec.unwrapped.state.to_json()
+                with pytest.raises(geomsim.IllegalAction):
+                    aec.step(i)
+                assert aec.unwrapped.state.to_json() == before, f"id {i} changed the game"
+                assert aec.agent_selection == agent
+        aec.step(int(rng.choice(np.flatnonzero(mask))))
+    assert tried_last > 0
+
+
 @pytest.mark.parametrize(("game", "players", "sims"), [
     ("cibola", 2, 3), ("cibola", 3, 2), ("cibola", 4, 2), ("aztekz", 2, 1)])
 def test_openspiel_random_sim_test_with_serialisation(game, players, sims):

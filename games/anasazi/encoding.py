@@ -9,7 +9,8 @@ any other) is, in id order:
 ids (default)      actions
 =================  ================================================================
 0                  ``pass``
-1-44               ``look P{i}s`` for pueblo i = 0..43 (the small sector, where towers stand)
+1-44               ``look {P}s`` for each pueblo P in the table's order, ``look P0s`` to
+                   ``look P43s`` by default (the small sector, where towers stand)
 45-821             ``camp X,Y`` on a square grid of `CAMP_SPACING` (25 mm) cells within the
                    play area (rows from -y to +y, x ascending in each; 777 cells by default)
 822-1109           ``extend E{e} heading H along A`` for each expedition base camp E1..E6, each
@@ -70,7 +71,8 @@ class AnasaziEncoding(Encoding):
         self.markers = [ExtendMarker(e, h, a) for e in self.expeditions for h in HEADINGS
                         for a in ALONGS]
         self.actions: list[Action] = [Pass()]
-        self.actions += [LookTower(f"P{i}s") for i in range(self.pueblos)]
+        # A look per pueblo, in the table's order (a single pueblo's look is never legal).
+        self.actions += [LookTower(f"{p.id}s") for p in table.pueblos]
         self.actions += [BuildCamp(x, y) for x, y in grid]
         self.actions += self.markers
         self.actions += [TakeTreasure(c, p) for p in range(players) for c in COLOURS]
@@ -93,6 +95,10 @@ class AnasaziEncoding(Encoding):
         self.observation_shape = (self.layout.size,)
         centres = [p.polygon.centroid for p in table.pueblos]
         self.pueblo_xy = np.array([[c.x, c.y] for c in centres]) / sizes.play_area_radius
+        # Each sector's cell in "contents", by its pueblo's place in the table: a setup may
+        # name its pueblos as it likes.
+        self.cells = {s.id: (row, int(s.kind == "small"))
+                      for row, p in enumerate(table.pueblos) for s in p.sectors}
         # Main actions: markers (the supply) and base camps (all of everyone's); follow-ups:
         # a look per base camp and per mesa entered, a take per own base camp; setup: looks.
         camps = sizes.base_camps_per_player * players
@@ -169,9 +175,9 @@ class AnasaziEncoding(Encoding):
         contents = view("contents")
         contents[:, :, 0] = 1.0  # empty until something is found there
         for sector, what in seen["contents"].items():
-            pueblo, small = int(sector[1:].rstrip("sl")), sector.endswith("s")
-            contents[pueblo, int(small)] = 0.0
-            contents[pueblo, int(small), CONTENTS.index(what)] = 1.0
+            row, small = self.cells[sector]
+            contents[row, small] = 0.0
+            contents[row, small, CONTENTS.index(what)] = 1.0
         view("track")[:] = [seen["track"][c] for c in COLOURS]
         view("hands")[:] = [[h[c] for c in COLOURS] for h in seen["hands"]]
         for p, objective in enumerate(seen["objectives"]):

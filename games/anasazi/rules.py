@@ -953,13 +953,16 @@ class AnasaziState(State):
     def determinize(self, player: int, rng: np.random.Generator) -> AnasaziState:
         """A full state consistent with `observe(player)`: the towers `player` has not seen are
         shuffled among themselves, the other players' objective cards drawn from the cards left
-        (every player's, `player`'s too, before the cards are dealt)."""
+        (every player's, `player`'s too, before the cards are dealt). It has no seed: the true
+        one deals the true towers and cards again."""
         self.board()  # made before the copy: the determinizations share it and what it keeps
         other = self.clone()
+        other.seed, other._setup, other._deal_text = None, None, None
         if self.phase == "over":
             return other
         unseen = [s for s in self.towers_on_table() if s not in self.seen[player]]
-        colours = [self.towers[s] for s in unseen]
+        # Sorted: what is drawn depends on the colours left, not on where they truly lie.
+        colours = sorted(self.towers[s] for s in unseen)
         other.towers = dict(self.towers)
         for s, i in zip(unseen, rng.permutation(len(unseen)).tolist()):
             other.towers[s] = colours[i]
@@ -971,7 +974,6 @@ class AnasaziState(State):
         drawn = [pool[i] for i in rng.permutation(len(pool)).tolist()]
         other.objectives = tuple(self.objectives[p] if p == known else drawn.pop()
                                  for p in range(self.num_players))
-        other._setup, other._deal_text = None, None
         return other
 
     # -- copying and JSON ----------------------------------------------------------------------

@@ -1103,8 +1103,9 @@ class AztekzState(State):
         other = self.clone()
         for pile, known in ((other.deck, self.deck_known), (other.supply, self.supply_known)):
             hidden = len(pile) - known
-            order = rng.permutation(hidden)
-            pile.cards[:hidden] = [pile.cards[i] for i in order]
+            # Sorted: what is drawn depends on the pieces left, not on their true order.
+            left = sorted(pile.cards[:hidden])
+            pile.cards[:hidden] = [left[i] for i in rng.permutation(hidden)]
         return other
 
     def arbitrary_actions(self, player: int, rng: np.random.Generator, k: int) -> list[Action]:

@@ -1062,7 +1062,9 @@ class CibolaState(State):
         cards = other.deck.cards
         for d in (1, 2):
             where = [i for i, c in enumerate(cards) if self.components.card(c).deck == d]
-            mixed = [cards[where[i]] for i in rng.permutation(len(where))]
+            # Sorted: what is drawn depends on the cards left, not on their true order.
+            left = sorted(cards[i] for i in where)
+            mixed = [left[i] for i in rng.permutation(len(where))]
             for i, c in zip(where, mixed):
                 cards[i] = c
         if other.sealed:

@@ -10,7 +10,8 @@ Rewards are `State.returns()` (1/k to each of k winners), given when the game en
 points are in ``infos[agent]["scores"]`` then. The games always end (`max_game_length`), so
 nothing is truncated. For Anasazi, whose actions are continuous, the ids are its documented
 discretisation plus one last id, "a legal action the rules sample", offered (masked in) only when
-no listed action is legal. An illegal id raises `geomsim.IllegalAction` naming the rule.
+no listed action is legal. An illegal id, a masked-out one (that last id included), raises
+`geomsim.IllegalAction` naming the rule, and the game is unchanged.
 
 PettingZoo's parallel API does not apply: apart from Cibola's sends, one player decides at a
 time, and the sends are the only simultaneous decisions (docs/ecosystem.md).
@@ -26,7 +27,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from geomsim.registry import load_game
-from geomsim.rules import Action, Game, IllegalAction, Player, State, Verdict, Violation
+from geomsim.rules import (ENGINE_FORM_RULE, ENGINE_TURN_RULE, Action, Game, IllegalAction, Player,
+                           State, Verdict, Violation)
 
 __all__ = ["env", "raw_env", "GeomsimEnv"]
 
@@ -136,10 +138,16 @@ class GeomsimEnv(AECEnv):
         if action is None:
             raise ValueError(f"player {player} is to move: give an action id, not None")
         if self.sampled_id is not None and action == self.sampled_id:
+            listed = self.state.legal_action_ids(player)
+            if listed:  # masked out: the rules sample only when no listed id is legal
+                raise IllegalAction(Verdict((Violation(
+                    ENGINE_FORM_RULE, f"id {action} (a legal action the rules sample) is masked "
+                    f"out: {len(listed)} listed id(s) are legal for player {player}, "
+                    f"such as {listed[0]}", {"legal_ids": listed[:10]}),)))
             found = self.state.legal_actions(player).sample(self._sampler, 1)
             if not found:
                 raise IllegalAction(Verdict((Violation(
-                    "engine/turn", f"player {player} has no legal action to sample"),)))
+                    ENGINE_TURN_RULE, f"player {player} has no legal action to sample"),)))
             return found[0]
         return self.state.encoding.action_from_id(int(action))
 

@@ -1,7 +1,9 @@
-"""Random games through the rules interface alone: 100 seeded games each of 2, 3 and 4 players
-pass every property of `geomsim.testing.check_random_games` (sampled legal actions pass `check`,
+"""Random games through the rules interface alone: seeded games of 2, 3 and 4 players pass
+every property of `geomsim.testing.check_random_games` (sampled legal actions pass `check`,
 illegal ones raise and change nothing, JSON and action round trips, replay, observations and
-determinization, finite scores)."""
+determinization, finite scores); games of drawn seeds add breadth on every run (tests/breadth.py),
+and the compiled player's games replayed through the rules add thousands more
+(tests/anasazi/test_playout.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,16 @@ import pytest
 
 from games.anasazi import GAME
 from geomsim.testing import check_random_games
+from tests.breadth import fixed_games, harness_over_drawn_seeds
+
+GAMES = fixed_games(5)  # 1-2.5 s of CPU a game
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_games(players):
-    report = check_random_games(GAME, players, games=100, seed=1000 * players)
-    assert report.games == 100 and report.illegal_checked > report.games
+    report = check_random_games(GAME, players, games=GAMES, seed=1000 * players)
+    assert report.games == GAMES and report.illegal_checked > report.games
     assert report.determinize_varied > 0
+
+
+test_random_games_over_drawn_seeds = harness_over_drawn_seeds(GAME, thorough_every=1)

@@ -17,11 +17,15 @@ from games.aztekz.rules import AztekzState
 from geomsim.rules import State
 from geomsim.testing import check_random_games
 from tests.aztekz.builders import random_game
+from tests.breadth import fixed_games, harness_over_drawn_seeds
 
 # A random Aztekz game is long (about 700 decisions, most after the 5 x 5 grid is full): the
 # harness checks every decision's legal actions, and runs its costlier checks (JSON round trip,
 # observations, illegal actions, clones) every 7th decision, which reaches every phase of a turn.
-HARNESS_GAMES = int(os.environ.get("AZTEKZ_HARNESS_GAMES", "200"))
+# A few fixed seeds per player count (about 1-2 s of CPU a game), and games of drawn seeds
+# (tests/breadth.py); the compiled player's games replayed through the rules add the breadth
+# of thousands (tests/aztekz/test_playout.py).
+HARNESS_GAMES = fixed_games(4)
 THOROUGH_EVERY = int(os.environ.get("AZTEKZ_HARNESS_THOROUGH_EVERY", "7"))
 
 
@@ -95,3 +99,6 @@ def test_harness(players):
     report = check_random_games(GAME, players=players, games=HARNESS_GAMES, seed=100 * players,
                                 thorough_every=THOROUGH_EVERY)
     assert report.games == HARNESS_GAMES and report.illegal_checked > 0
+
+
+test_harness_over_drawn_seeds = harness_over_drawn_seeds(GAME, THOROUGH_EVERY)

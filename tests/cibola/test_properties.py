@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 from games.cibola import GAME, validation
 from games.cibola.rules import _totem_pool
 from geomsim.testing import check_random_games
+from tests.breadth import fixed_games, harness_over_drawn_seeds
 from tests.cibola.helpers import COMPONENTS
 
-# 200 games per player count; the harness's costlier checks run every 3rd decision, which
-# reaches every phase of a round (CIBOLA_HARNESS_THOROUGH_EVERY=1 checks every decision).
-HARNESS_GAMES = int(os.environ.get("CIBOLA_HARNESS_GAMES", "200"))
+# 30 games per player count (0.2-0.3 s of CPU each), and games of drawn seeds (tests/breadth.py);
+# the harness's costlier checks run every 3rd decision, which reaches every phase of a round
+# (CIBOLA_HARNESS_THOROUGH_EVERY=1 checks every decision).
+HARNESS_GAMES = fixed_games(30)
 THOROUGH_EVERY = int(os.environ.get("CIBOLA_HARNESS_THOROUGH_EVERY", "3"))
 
 
@@ -65,3 +67,6 @@ def test_harness_random_games(players):
                                 thorough_every=THOROUGH_EVERY)
     assert report.games == HARNESS_GAMES and report.illegal_checked > 0
     assert report.determinize_varied > 0
+
+
+test_harness_over_drawn_seeds = harness_over_drawn_seeds(GAME, THOROUGH_EVERY)

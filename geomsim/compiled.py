@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -44,3 +44,36 @@ def compiling(what: str, kernel: Any, stream: TextIO | None = None) -> Iterator[
     if cold:
         print(f"geomsim: compiled {what} in {time.perf_counter() - start:.0f} s; later runs load it "
               "from numba's cache", file=out, flush=True)
+
+
+_PREPARE = """
+import importlib, sys
+from geomsim.registry import load_game
+module, _, name = sys.argv[1].rpartition(":")
+game = getattr(importlib.import_module(module), name) if module else load_game(name)
+game.random_playouts([game.new_state(game.max_players, seed=0)], seed=0)
+"""
+
+
+def prepare(games: Sequence[str], timeout: float = 600.0) -> dict[str, str]:
+    """Compile (or load from numba's cache) the compiled random player of each game in
+    `games` (registered names, or ``module:attribute`` of a `Game`), each in a process of its own and all at once, so that processes started afterwards
+    (a pool's workers, test workers) load the cache instead of each compiling the same code.
+    Returns {game: why it failed} for those that could not be prepared (empty when all were)."""
+    import subprocess
+
+    started = {name: subprocess.Popen([sys.executable, "-c", _PREPARE, name],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+               for name in games}
+    failed = {}
+    for name, process in started.items():
+        try:
+            _, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            failed[name] = f"not ready after {timeout:g} s"
+            continue
+        if process.returncode:
+            failed[name] = (err.strip().splitlines() or [f"exit code {process.returncode}"])[-1]
+    return failed

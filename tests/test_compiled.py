@@ -61,3 +61,37 @@ def test_a_compiled_player_refuses_another_games_states_by_name(name: str, other
     with pytest.raises(ValueError, match=f"^{name} playouts: a batch holds {mine}s only, "
                                          f"not {type(foreign).__name__}$"):
         game.random_playouts([game.new_state(2, seed=0), foreign], seed=0)
+
+
+TOY_GAME = KERNEL + """
+from tests.toygames import BidGame
+
+class CompiledBids(BidGame):
+    def random_playouts(self, states, seed=0):
+        return kernel(1)
+
+GAME = CompiledBids()
+"""
+
+
+def test_prepare_leaves_a_games_kernels_in_numbas_cache_and_names_what_failed(tmp_path, monkeypatch):
+    """`prepare` compiles in processes of its own: afterwards a new process finds the cache."""
+    import subprocess
+    import sys
+
+    from geomsim.compiled import prepare
+
+    (tmp_path / "toy_compiled_game.py").write_text(TOY_GAME)
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}:{root}")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))  # empty: the toy compiles
+    probe = "import toy_compiled_game, geomsim.compiled as c; print(c.is_cached(toy_compiled_game.kernel))"
+
+    def cached() -> str:
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+        return done.stdout.strip() or done.stderr[-500:]
+    assert cached() == "False"
+    assert prepare(["toy_compiled_game:GAME"]) == {}
+    assert cached() == "True"
+    failed = prepare(["chess"])
+    assert list(failed) == ["chess"] and "unknown game 'chess'" in failed["chess"]

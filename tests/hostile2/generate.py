@@ -158,7 +158,8 @@ def yaml_cases(rng: random.Random) -> Iterator[Case]:
 
 
 # -- files ---------------------------------------------------------------------------------------
-# Placeholders the runner fills: {tmp} its scratch folder, {setup} a valid Anasazi setup file,
+# Placeholders the runner fills: {tmp} its scratch folder, {case} a folder of the case's own,
+# {setup} a valid Anasazi setup file,
 # {scenario} a valid Cibola scenario, {pueblo} a pueblo of that setup.
 HOSTILE_PATHS = {"zero": "/dev/zero", "urandom": "/dev/urandom", "fifo": "{tmp}/fifo",
                  "stdin": "/dev/stdin", "dir": "{tmp}/dir", "zero-link": "{tmp}/zero-link.json"}
@@ -178,7 +179,7 @@ def file_cases(rng: random.Random) -> Iterator[Case]:
         "check": lambda p: ["check", p],
         "replay": lambda p: ["replay", p, "-o", "{tmp}/replay.gif"],
         "analyze-from": lambda p: ["analyze", "cibola", "--from", p, "-n", "1", "-w", "1", "--no-plot",
-                                   "-o", "{tmp}/analyze"],
+                                   "-o", "{case}/analyze"],
     }
     # The blocking paths (FIFO, stdin) last: a reader that blocks costs the full time budget.
     for kind in ("zero", "urandom", "dir", "zero-link", "fifo", "stdin"):
@@ -336,7 +337,7 @@ BAD_SEEDS = ["-1", str(2**64), str(-2**63 - 1)]
 
 def cli_cases(rng: random.Random) -> Iterator[Case]:
     """Seeds numpy refuses and absurd bot budgets: exit 2, one line."""
-    analyze = ["analyze", "cibola", "-n", "1", "-w", "1", "--no-plot", "-o", "{tmp}/analyze"]
+    analyze = ["analyze", "cibola", "-n", "1", "-w", "1", "--no-plot", "-o", "{case}/analyze"]
     yield {"name": "control-setup", "argv": ["setup", "cibola", "-s", "3", "--json", "{tmp}/s.json"],
            "expect": "ok", "control": True}
     yield {"name": "control-reach", "argv": ["reach", "--setup", "{setup}", "-e", "E1", "-p", "{pueblo}",

@@ -20,6 +20,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -58,7 +59,7 @@ def run_cli(argv: list[str]) -> tuple[int | None, str, str | None]:
         except Exception:  # --debug lets what the command did not handle through
             code, crash = None, traceback.format_exc(limit=-3)
     err.flush()
-    return code, err.buffer.getvalue().decode("utf-8"), crash  # type: ignore[attr-defined]
+    return code, err.buffer.getvalue().decode("utf-8"), crash
 
 
 def error_lines(stderr: str) -> list[str]:
@@ -92,7 +93,7 @@ def refusal_problem(code: int | None, stderr: str, crash: str | None, file: str 
 
 
 def fill(text: str, ctx: dict[str, Any]) -> str:
-    """The runner's placeholders: {tmp}, {setup}, {pueblo}, {scenario:SETUP LINE} (a Cibola
+    """The runner's placeholders: {tmp}, {case}, {setup}, {pueblo}, {scenario:SETUP LINE} (a Cibola
     scenario file with that setup line, written now)."""
     found = re.fullmatch(r"\{scenario:(.*)\}", text, re.S)
     if found:
@@ -100,7 +101,9 @@ def fill(text: str, ctx: dict[str, Any]) -> str:
         line = found.group(1).replace("{tmp}", str(ctx["tmp"]))
         path.write_text(f"game: cibola\nplayers: 2\n{line}\n", encoding="utf-8")
         return str(path)
-    return text.format(tmp=ctx["tmp"], setup=ctx["setup"], pueblo=ctx["pueblo"])
+    case = ctx["tmp"] / f"case-{ctx['case']}"
+    case.mkdir(exist_ok=True)
+    return text.format(tmp=ctx["tmp"], case=case, setup=ctx["setup"], pueblo=ctx["pueblo"])
 
 
 def judge_command(case: Case, ctx: dict[str, Any]) -> str | None:
@@ -201,7 +204,11 @@ def web_clients() -> dict[str, Any]:
     anonymous = TestClient(app, base_url=base, raise_server_exceptions=False)
     # Entered for the run (never left: the process ends with os._exit): one event loop for
     # every request instead of one each.
-    return {"client": client.__enter__(), "anonymous": anonymous.__enter__()}
+    ctx = {"client": client.__enter__(), "anonymous": anonymous}
+    for game in ("anasazi", "cibola"):  # what the first requests import, outside the budgets
+        sid, view = new_session(ctx, {"game": game})
+        client.post(f"/api/s/{sid}/options", json={"viewer": 1})
+    return ctx
 
 
 def new_session(ctx: dict[str, Any], body: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -334,18 +341,48 @@ def prepare(cls: str, tmp: Path) -> dict[str, Any]:
     return ctx
 
 
+class Watchdog(threading.Thread):
+    """A backstop for a case the alarm cannot stop (a loop that never returns to Python, but
+    lets other threads run): after three budgets it reports that case and those left, and
+    ends the run."""
+
+    def __init__(self, found: list[Case], seconds: float):
+        super().__init__(daemon=True)
+        self.found, self.seconds = found, seconds
+        self.current = 0  # the case running ...
+        self.started: float | None = None  # ... since when (None: none is)
+
+    def run(self) -> None:
+        while True:
+            time.sleep(0.5)
+            started = self.started
+            if started is not None and time.perf_counter() - started > 3 * self.seconds:
+                left = self.found[self.current:]
+                emit(name=left[0]["name"], seconds=3 * self.seconds,
+                     problem=f"still running after {3 * self.seconds:g} s: the alarm did not stop it")
+                for case in left[1:]:
+                    emit(name=case["name"], problem="not run: the case before never ended", seconds=0.0)
+                emit(peak_kb=peak_kb())
+                sys.stdout.flush()
+                os._exit(0)
+
+
 def main(cls: str, tmp: Path, seconds: float) -> None:
     found = cases(cls)
     emit(plan=[case["name"] for case in found])
     ctx = prepare(cls, tmp)
     signal.signal(signal.SIGALRM, _alarm)
     timeouts = 0
-    for case in found:
+    watchdog = Watchdog(found, seconds)
+    watchdog.start()  # now: under the memory limit a thread may not start once memory is short
+    for k, case in enumerate(found):
+        ctx["case"] = k
         if timeouts >= MAX_TIMEOUTS:
             emit(name=case["name"], problem=f"not run: {MAX_TIMEOUTS} cases already took over {seconds:g} s",
                  seconds=0.0)
             continue
-        start = time.perf_counter()
+        start = watchdog.started = time.perf_counter()
+        watchdog.current = k
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             problem = JUDGES[cls](case, ctx)
@@ -355,6 +392,7 @@ def main(cls: str, tmp: Path, seconds: float) -> None:
             problem = "the harness failed: " + " | ".join(traceback.format_exc(limit=-2).splitlines()[-3:])
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            watchdog.started = None
         emit(name=case["name"], problem=problem, seconds=time.perf_counter() - start)
     emit(peak_kb=peak_kb())
     sys.stdout.flush()

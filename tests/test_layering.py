@@ -151,3 +151,12 @@ def test_import_cycles_follows_lazy_relative_and_submodule_imports(tmp_path: Pat
                                        ["geomsim.a", "geomsim.b", "geomsim.c"],
                                        ["geomsim.d", "geomsim.e"]]
     assert ["geomsim.d", "geomsim.e"] not in import_cycles(tmp_path, type_checking=False)
+
+
+def test_cibola_rules_import_no_face() -> None:
+    """Issue 26, item 3 for cibola: its rules reached lazily into draw, text, encoding and
+    playout, which import the rules back; now the package assembles the game from its parts."""
+    circles = [c for c in import_cycles() if any(m.startswith("games.cibola") for m in c)]
+    assert circles == []
+    faces = {f"games.cibola.{face}" for face in ("draw", "text", "encoding", "playout", "web")}
+    assert import_graph()["games.cibola.rules"] & faces == set()

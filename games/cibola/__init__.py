@@ -1,11 +1,20 @@
-"""Treasures of Cibola as a geomsim game: `GAME` (rules in `rules.py`, components in
-`components.py` / `components.json`, drawing in `draw.py`)."""
+"""Treasures of Cibola as a geomsim game: `GAME`, its rules (`rules.py`, components in
+`components.py` / `components.json`) with its parts: drawing (`draw.py`), text board
+(`text.py`), action ids and observation tensor (`encoding.py`), compiled random player
+(`playout.py`, numba), each loaded when first asked for."""
 
 from typing import Any
 
 from games.cibola.rules import Cibola
+from geomsim.rules import Parts
 
-GAME = Cibola()
+GAME = Cibola(parts=Parts(
+    random_playouts="games.cibola.playout:game_playouts",
+    encoding="games.cibola.encoding:game_encoding",
+    state_encoding="games.cibola.encoding:state_encoding",
+    draw="games.cibola.draw:draw_state",
+    text="games.cibola.text:board_text",
+))
 
 
 def make_setup(players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:

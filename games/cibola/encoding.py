@@ -29,6 +29,7 @@ from games.cibola.rules import (
     CARDS_PER_ROUND,
     SLOTS,
     ChooseTotem,
+    CibolaState,
     CopyTotem,
     MoveRock,
     PlaceRock,
@@ -133,3 +134,15 @@ class CibolaEncoding(ListedEncoding):
 def encoding(components: Components, players: int) -> CibolaEncoding:
     """The encoding of games of `players` players with `components` (made once per pair)."""
     return made_once(components, players, lambda: CibolaEncoding(components, players))  # type: ignore[return-value]
+
+
+def game_encoding(players: int) -> CibolaEncoding:
+    """The encoding of games of `players` players with the default components (the part
+    `Game.encoding` asks for)."""
+    return encoding(default_components(), players)
+
+
+def state_encoding(state: CibolaState) -> CibolaEncoding:
+    """The encoding of `state`'s own components and player count (the part `State.encoding`
+    asks for: a state read with other components has other ids)."""
+    return encoding(state.components, state.num_players)

@@ -64,6 +64,7 @@ from functools import cache
 import numba
 import numpy as np
 
+from games.cibola import GAME
 from games.cibola.components import TREASURES, Components
 from games.cibola.rules import (
     CARDS_PER_ROUND,
@@ -77,7 +78,7 @@ from games.cibola.rules import (
     Take,
 )
 from geomsim.compiled import compiling
-from geomsim.rules import Action, Playouts, playout_seed
+from geomsim.rules import Action, Playouts, State, playout_seed
 
 # -- codes ------------------------------------------------------------------------------------
 CODE_BASE = 1 << 20
@@ -691,6 +692,12 @@ def play_batch(records: np.ndarray, starts: np.ndarray, t: np.ndarray, seed: int
 
 
 # -- entry point ------------------------------------------------------------------------------
+def game_playouts(states: Sequence[State], seed: int = 0) -> Playouts:
+    """`GAME.random_playouts`: `states` must be Treasures of Cibola states (the kernel reads
+    their fields), else `ValueError`."""
+    return random_playouts(GAME.own_states(states, CibolaState), seed)
+
+
 def random_playouts(states: Sequence[CibolaState], seed: int = 0) -> Playouts:
     """Play copies of `states` (one player count, one set of components) to the end at random."""
     seed = playout_seed(seed, "cibola")

@@ -27,9 +27,9 @@ clockwise `seat_order` from the torch keeper.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -51,17 +51,11 @@ from geomsim.rules import (
     Event,
     FiniteActionSpace,
     Game,
-    Playouts,
     Rule,
     State,
     Violation,
     read_state_json,
 )
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-
-    from games.cibola.encoding import CibolaEncoding
 
 CARDS_PER_ROUND = 4
 TOTEMS_REVEALED = 5
@@ -397,15 +391,6 @@ class Cibola(Game):
         validate_setup(components, players, full)
         return CibolaState.from_setup(self, components, players, full)
 
-    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
-        """Play copies of `states` to the end at random in a compiled kernel
-        (games.cibola.playout, imported here so that numba loads only when asked for)."""
-        own = self.own_states(states, CibolaState)
-        self.require_playouts()
-        from games.cibola import playout
-
-        return playout.random_playouts(own, seed)
-
     def make_setup(self, players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:
         """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""
         self.check_players(players)
@@ -414,14 +399,6 @@ class Cibola(Game):
     def parse_action(self, text: str) -> Action:
         """The action written in text form (see the module docstring)."""
         return parse_action(text)
-
-    # -- action ids and observation tensors (games/cibola/encoding.py) ------------------------
-    def encoding(self, players: int) -> CibolaEncoding:
-        """Action ids and observation tensor with the default components (docs/ecosystem.md)."""
-        from games.cibola.encoding import encoding
-
-        self.check_players(players)
-        return encoding(default_components(), players)
 
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
@@ -1081,26 +1058,6 @@ class CibolaState(State):
             if who == player and action.kind == "send":
                 self.history[i] = (who, _send_action(n), events)
                 return
-
-    # -- action ids, observation tensor, text board (games/cibola/encoding.py, text.py) --------
-    @property
-    def encoding(self) -> CibolaEncoding:
-        """Action ids and observation tensor for this state's components and player count."""
-        from games.cibola.encoding import encoding
-
-        return encoding(self.components, self.num_players)
-
-    def __str__(self) -> str:
-        """The text board: temple, revealed cards, players (games/cibola/text.py)."""
-        from games.cibola.text import board_text
-
-        return board_text(self)
-
-    def draw(self, ax: Axes | None = None, reveal: bool = False, **options: Any) -> Axes:
-        """Draw this moment (see games.cibola.draw); `reveal` shows the sealed numbers."""
-        from games.cibola.draw import draw_state
-
-        return draw_state(self, ax=ax, reveal=reveal, **options)
 
 
 def _is_int(value: Any) -> bool:

@@ -6,7 +6,8 @@ plays on; anything else is a `DataError` naming the field.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
 
 import msgspec
 from msgspec import Meta
@@ -15,7 +16,7 @@ from games.cibola.components import TREASURES, Components
 from geomsim.reading import DataError, index, require, same_items
 
 if TYPE_CHECKING:
-    from games.cibola.rules import CibolaState
+    from geomsim.discrete import SealedChoices
 
 Id = Annotated[int, Meta(ge=0, le=100_000)]
 Count = Annotated[int, Meta(ge=0, le=100_000)]
@@ -122,12 +123,30 @@ def check_items(data: dict[str, Any], comp: Components, pool: list[int]) -> None
         _check_decision(comp, kind, arg, f"pending[{i}]")
 
 
-def check_stage(state: CibolaState) -> None:
+class Staged(Protocol):
+    """What `check_stage` reads of a state (`games.cibola.rules.CibolaState`), named here
+    because the rules import this module: the check must not import them back."""
+
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def stage(self) -> str: ...
+    @property
+    def sealed(self) -> SealedChoices | None: ...
+    @property
+    def explorers(self) -> Sequence[int]: ...
+    @property
+    def pending(self) -> Sequence[tuple[str, int, int | None]]: ...
+    def to_move(self) -> tuple[int, ...]: ...
+    def _possible(self, kind: str, arg: int | None) -> bool: ...
+
+
+def check_stage(state: Staged) -> None:
     """The stage, the sealed send and the decision at hand agree: `DataError` otherwise."""
     _check_stage(state, state.num_players)
 
 
-def _check_stage(state: CibolaState, players: int) -> None:
+def _check_stage(state: Staged, players: int) -> None:
     """The stage, the sealed send and the decisions at hand agree."""
     stage = state.stage
     if stage == "send":

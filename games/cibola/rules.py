@@ -35,6 +35,7 @@ import numpy as np
 
 from games.cibola import validation
 from games.cibola.components import (
+    TOTEMS_REVEALED,
     TREASURES,
     Components,
     Totem,
@@ -64,7 +65,6 @@ if TYPE_CHECKING:
     from games.cibola.encoding import CibolaEncoding
 
 CARDS_PER_ROUND = 4
-TOTEMS_REVEALED = 5
 SLOTS = "ABCD"
 _M = "games.cibola.rules"
 
@@ -328,38 +328,6 @@ def _setup_error(field: str, message: str, rule: str | None = None) -> DataError
     return DataError(field, message + (f" ({rule})" if rule else ""))
 
 
-def validate_setup(components: Components, players: int, setup: Mapping[str, Any]) -> None:
-    """Raise `ValueError` naming the field unless `setup` is a legal start of play."""
-    deck = setup["deck"]
-    ids = {c.id for c in components.cards}
-    if not isinstance(deck, list) or sorted(deck) != sorted(ids):
-        raise _setup_error("deck", f"expected every card id once ({len(ids)} cards), got {short(deck)}")
-    decks = [components.card(c).deck for c in deck]
-    if decks != sorted(decks):
-        raise _setup_error("deck", "deck II cards must lie under every deck I card",
-                           "cibola/setup/decks")
-    pool = _totem_pool(components, setup["options"]["copy_totem"])
-    totems = setup["totems"]
-    if (not isinstance(totems, list) or len(totems) != min(TOTEMS_REVEALED, len(pool))
-            or len(set(totems)) != len(totems) or not set(totems) <= set(pool)):
-        raise _setup_error("totems", f"expected {TOTEMS_REVEALED} distinct ids of {pool}, got "
-                           f"{short(totems)}", "cibola/setup/totems")
-    torch = setup["torch"]
-    if isinstance(torch, bool) or not isinstance(torch, int) or not 0 <= torch < players:
-        raise _setup_error("torch", f"expected a player 0 to {players - 1}, got {short(torch)}",
-                           "cibola/setup/torch")
-    explorers, camp = setup["explorers"], setup["camp"]
-    if (not isinstance(explorers, list) or len(explorers) != players
-            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in explorers)):
-        raise _setup_error("explorers", f"expected {players} counts >= 0, got {short(explorers)}",
-                           "cibola/setup/explorers")
-    if isinstance(camp, bool) or not isinstance(camp, int) or camp < 0:
-        raise _setup_error("camp", f"expected a count >= 0, got {short(camp)}")
-    if sum(explorers) + camp != components.explorers:
-        raise _setup_error("explorers", f"players' {sum(explorers)} and the camp's {camp} must make "
-                           f"the {components.explorers} explorers", "cibola/setup/explorers")
-
-
 # -- the game ---------------------------------------------------------------------------------
 class Cibola(Game):
     """Treasures of Cibola: 8 rounds of discovering, sending and obtaining treasures."""
@@ -394,8 +362,11 @@ class Cibola(Game):
         if "totems" in setup and "boxed_totems" not in setup:
             full["boxed_totems"] = [t for t in _totem_pool(components, options["copy_totem"])
                                     if t not in setup["totems"]]
-        validate_setup(components, players, full)
-        return CibolaState.from_setup(self, components, players, full)
+        pool = _totem_pool(components, options["copy_totem"])
+        validation.check_setup(components, players, full, pool)
+        state = CibolaState.from_setup(self, components, players, full)
+        validation.check_made(state, pool)  # what is accepted reads back
+        return state
 
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
         """Play copies of `states` to the end at random in a compiled kernel
@@ -426,9 +397,8 @@ class Cibola(Game):
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
         data, history = read_state_json(text, validation.StateDoc, "cibola state")
-        players = validation.check_counts(data)
         components = _components({"components": data["components"]} if data["components"] else {})
-        validation.check_items(data, components, _totem_pool(components, data["options"]["copy_totem"]))
+        players = validation.check_data(data, components, _totem_pool(components, data["options"]["copy_totem"]))
         state = CibolaState(self, components, players)
         state._load(data)
         validation.check_stage(state)

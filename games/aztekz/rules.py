@@ -49,7 +49,7 @@ from geomsim.discrete import (
     neighbour,
 )
 from geomsim.notation import Form, Notation
-from geomsim.reading import convert, dumps, short
+from geomsim.reading import DataError, convert, dumps, index, require, short
 from geomsim.rules import (
     ENGINE_FORM_RULE,
     Action,
@@ -308,17 +308,15 @@ def cell_of(text: str) -> Cell:
 
 
 # -- the game -------------------------------------------------------------------------------------
-def _pile_on_top(given: Any, drawn: list[T], problem: str) -> list[T]:
+def _pile_on_top(given: Any, drawn: list[T], field: str, problem: str) -> list[T]:
     """`given` on top of the rest of `drawn` (the seeded order): a setup may fix only the top
-    of a pile. `ValueError` naming `problem` when `given` is not part of the pile."""
+    of a pile. `DataError` naming the item of `field` that is not part of the pile."""
     if given is None:
         return list(drawn)
     rest = list(drawn)
-    if not isinstance(given, list):
-        raise ValueError(f"aztekz setup: {problem}")
-    for item in given:
+    for i, item in enumerate(given):
         if isinstance(item, bool) or item not in rest:
-            raise ValueError(f"aztekz setup: {problem}; {short(item)} is not left to place")
+            raise DataError(f"{field}[{i}]", f"{problem}; {short(item)} is not left to place")
         rest.remove(item)
     return list(given) + rest
 
@@ -358,26 +356,26 @@ class AztekzGame(Game):
         given = setup is not None
         setup = setup if given else self.make_setup(players, seed)
         if not isinstance(setup, dict):
-            raise ValueError(f"aztekz setup: expected an object, got {type(setup).__name__}")
+            raise DataError("setup", f"expected an object, got {type(setup).__name__}")
         if given:
             convert(setup, validation.SetupDoc)
         comp = load_components(setup.get("components"))
-        if setup.get("players", players) != players:
-            raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
+        require(setup.get("players", players) == players, "players",
+                f"the setup is for {short(setup.get('players'))} players, not {players}")
         # What a given setup leaves out comes from the seeded random setup.
         drawn = self.make_setup(players, seed, setup.get("components")) if given else setup
         first = setup.get("first", drawn["first"])
-        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
-            raise ValueError(f"aztekz setup: first must be a player 0 to {players - 1}, got {first!r}")
-        deck = _pile_on_top(setup.get("deck"), drawn["deck"],
-                            f"deck must list card ids 0 to {comp.cards - 1}, each at most once")
-        souls = _pile_on_top(setup.get("souls"), drawn["souls"],
-                             f"souls must list soul pieces, at most {comp.souls_per_kind} of each "
-                             f"of {', '.join(comp.soul_kinds)}")
+        index(first, players, "first", "player")
+        deck = _pile_on_top(setup.get("deck"), drawn["deck"], "deck",
+                            f"card ids 0 to {comp.cards - 1}, each at most once")
+        souls = _pile_on_top(setup.get("souls"), drawn["souls"], "souls",
+                             f"soul pieces, at most {comp.souls_per_kind} of each of "
+                             f"{', '.join(comp.soul_kinds)}")
         state = AztekzState(self, comp, players, first)
         state.deck = Deck(list(deck))
         state.supply = Deck(list(souls))
         state._draw(soul=False)
+        validation.check_made(state)  # what is accepted reads back
         return state
 
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:

@@ -624,3 +624,53 @@ def _check_setup_state(game: Game, state: State, what: str, seed: int) -> None:
     if restored != state or restored.to_json() != text:
         raise HarnessFailure("setup-round-trip", f"{what}: new_state accepted it, but its "
                              "state's JSON reads back as another state", seed)
+
+
+# -- actions: the text form and the JSON accept the same actions --------------------------------
+ACTION_FORM_PROPERTIES = ("action-forms-agree",)
+
+
+def check_action_json(game: Game, obj: Any) -> Action | None:
+    """`obj` read by `game.action_from_json`: refused with a `DataError`, or read as an action
+    whose text form parses back to it and whose JSON (through a JSON text) reads back to it.
+    The action read, or None when refused."""
+    try:
+        action = game.action_from_json(obj)
+    except DataError:
+        return None
+    _check_action_forms(game, action, f"the JSON {short(obj, 80)}")
+    return action
+
+
+def check_action_text(game: Game, text: str) -> Action | None:
+    """`text` read by `game.parse_action`: refused with a `ValueError`, or read as an action
+    whose JSON reads back to it and whose own text parses back to it. The action read, or None
+    when refused."""
+    try:
+        action = game.parse_action(text)
+    except ValueError:
+        return None
+    _check_action_forms(game, action, f"the text {short(text, 80)}")
+    return action
+
+
+def _check_action_forms(game: Game, action: Action, read: str) -> None:
+    """The text and the JSON of `action` (read from `read`) read back as it."""
+    shown = short(action, 80)
+    try:
+        again = game.parse_action(str(action))
+    except ValueError as e:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose text "
+                             f"{short(str(action), 80)} does not parse: {e}") from None
+    if again != action:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose text "
+                             f"parses as {short(again, 80)}")
+    try:
+        data = json.loads(json.dumps(action.to_json(), allow_nan=False))
+        back = game.action_from_json(data)
+    except (ValueError, TypeError) as e:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose JSON "
+                             f"does not read back: {e}") from None
+    if back != action:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose JSON "
+                             f"reads back as {short(back, 80)}")

@@ -48,7 +48,7 @@ from geomsim.discrete import (
     Deck,
     neighbour,
 )
-from geomsim.notation import Form, Notation
+from geomsim.notation import Form, Notation, one_of, whole, word
 from geomsim.reading import DataError, convert, dumps, index, require, short
 from geomsim.rules import (
     ENGINE_FORM_RULE,
@@ -87,6 +87,9 @@ class Select(AztekzAction):
     text: ClassVar[str] = "{hero}"
     hero: str
 
+    def __post_init__(self) -> None:
+        one_of(self.hero, HEROES, "hero")
+
 
 @dataclass(frozen=True)
 class Step(AztekzAction):
@@ -97,6 +100,10 @@ class Step(AztekzAction):
     hero: str
     side: str
 
+    def __post_init__(self) -> None:
+        one_of(self.hero, HEROES, "hero")
+        one_of(self.side, _SIDE_LETTERS, "side")
+
 
 @dataclass(frozen=True)
 class Take(AztekzAction):
@@ -105,6 +112,9 @@ class Take(AztekzAction):
     kind: ClassVar[str] = "take"
     text: ClassVar[str] = "take {soul}"
     soul: str
+
+    def __post_init__(self) -> None:
+        word(self.soul, "soul")
 
 
 @dataclass(frozen=True)
@@ -140,6 +150,10 @@ class Steal(AztekzAction):
     player: int
     slave: str
 
+    def __post_init__(self) -> None:
+        whole(self.player, "player", 0, 3)
+        one_of(self.slave, HEROES[1:], "slave")
+
 
 @dataclass(frozen=True)
 class End(AztekzAction):
@@ -158,6 +172,11 @@ class Place(AztekzAction):
     y: int
     rotation: int
 
+    def __post_init__(self) -> None:
+        whole(self.x, "x")
+        whole(self.y, "y")
+        whole(self.rotation, "rotation", 0, 3)
+
     @property
     def cell(self) -> Cell:
         """The cell as an (x, y) tuple."""
@@ -175,20 +194,21 @@ class Return(AztekzAction):
     text: ClassVar[str] = "return"
 
 
+_SIDE_LETTERS = tuple(SIDE_NAMES[side] for side in SIDES)  # N E S W, as the text writes them
 ACTION_TYPES = (Select, Step, Take, Drop, Scare, Give, Steal, End, Place, Return)
 ACTION_OF_KIND = {a.kind: a for a in ACTION_TYPES}
 _HERO_FORM = Form("chief | slave1 | slave2 [N|E|S|W]", r"(chief|slave1|slave2)(?: ([NESW]))?",
                   lambda m: Step(m[1], m[2]) if m[2] else Select(m[1]))
 NOTATION = Notation("aztekz", {
     "chief": _HERO_FORM, "slave1": _HERO_FORM, "slave2": _HERO_FORM,
-    "take": Form("take KIND", r"take ([A-Za-z_]\w*)", lambda m: Take(m[1])),
+    "take": Form("take KIND", r"take (\S+)", lambda m: Take(m[1])),
     "drop": Form("drop", r"drop", lambda m: Drop()),
     "scare": Form("scare", r"scare", lambda m: Scare()),
     "give": Form("give", r"give", lambda m: Give()),
-    "steal": Form("steal P.slave1|slave2", r"steal (\d+)\.(slave1|slave2)",
+    "steal": Form("steal P.slave1|slave2", r"steal (\d{1,12})\.(slave1|slave2)",
                   lambda m: Steal(int(m[1]), m[2])),
     "end": Form("end", r"end", lambda m: End()),
-    "place": Form("place X,Y rR (R 0-3)", r"place (-?\d+),(-?\d+) r([0-3])",
+    "place": Form("place X,Y rR (R 0-3)", r"place (-?\d{1,12}),(-?\d{1,12}) r([0-3])",
                   lambda m: Place(int(m[1]), int(m[2]), int(m[3]))),
     "return": Form("return", r"return", lambda m: Return()),
 })

@@ -43,7 +43,7 @@ from games.cibola.components import (
     load_components,
 )
 from geomsim.discrete import Deck, SealedChoices, rank_by, seat_order
-from geomsim.notation import Form, Notation
+from geomsim.notation import Form, Notation, one_of, whole
 from geomsim.reading import DataError, convert, short
 from geomsim.rules import (
     EMPTY_SPACE,
@@ -186,6 +186,9 @@ class Send(Action):
     text = "send {explorers}"
     explorers: int
 
+    def __post_init__(self) -> None:
+        whole(self.explorers, "explorers")  # a negative count is read, and refused by the rules
+
 
 @dataclass(frozen=True)
 class Take(Action):
@@ -194,6 +197,9 @@ class Take(Action):
     kind = "take"
     text = "take {slot}"
     slot: str
+
+    def __post_init__(self) -> None:
+        one_of(self.slot, _LETTERS, "slot")  # any letter is read; the rules name the slots A-D
 
 
 @dataclass(frozen=True)
@@ -205,6 +211,10 @@ class PlaceRock(Action):
     column: str
     chamber: int
 
+    def __post_init__(self) -> None:
+        one_of(self.column, TREASURES, "column")
+        whole(self.chamber, "chamber")
+
 
 @dataclass(frozen=True)
 class ChooseTotem(Action):
@@ -213,6 +223,9 @@ class ChooseTotem(Action):
     kind = "totem"
     text = "totem {totem}"
     totem: int
+
+    def __post_init__(self) -> None:
+        whole(self.totem, "totem")
 
 
 @dataclass(frozen=True)
@@ -225,6 +238,11 @@ class MoveRock(Action):
     chamber: int
     direction: str  # "down" or "up"
 
+    def __post_init__(self) -> None:
+        one_of(self.column, TREASURES, "column")
+        whole(self.chamber, "chamber")
+        one_of(self.direction, tuple(DIRECTIONS), "direction")
+
 
 @dataclass(frozen=True)
 class CopyTotem(Action):
@@ -234,32 +252,25 @@ class CopyTotem(Action):
     text = "copy {totem}"
     totem: int
 
+    def __post_init__(self) -> None:
+        whole(self.totem, "totem")
+
 
 ACTION_TYPES = (Send, Take, PlaceRock, ChooseTotem, MoveRock, CopyTotem)
+_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")  # a slot as the text writes it, upper case
 
 
 DIRECTIONS = {"down": 1, "up": -1}
-def _column(name: str) -> str:
-    if name not in TREASURES:
-        raise ValueError(f"unknown column {name!r} (columns: {', '.join(TREASURES)})")
-    return name
-
-
-def _direction(word: str) -> str:
-    if word not in DIRECTIONS:
-        raise ValueError(f"direction must be 'down' or 'up', not {word!r}")
-    return word
-
 
 NOTATION = Notation("cibola", {
-    "send": Form("send N (a number of explorers)", r"send (-?\d+)", lambda m: Send(int(m[1]))),
+    "send": Form("send N (a number of explorers)", r"send (-?\d{1,12})", lambda m: Send(int(m[1]))),
     "take": Form("take SLOT (a letter A-D)", r"take ([a-z])", lambda m: Take(m[1].upper())),
-    "rock": Form("rock COLUMN CHAMBER, e.g. 'rock sundial 2'", r"rock (\w+) (-?\d+)",
-                 lambda m: PlaceRock(_column(m[1]), int(m[2]))),
-    "totem": Form("totem ID, e.g. 'totem 4'", r"totem (-?\d+)", lambda m: ChooseTotem(int(m[1]))),
-    "move": Form("move COLUMN CHAMBER down|up", r"move (\w+) (-?\d+) (\w+)",
-                 lambda m: MoveRock(_column(m[1]), int(m[2]), _direction(m[3]))),
-    "copy": Form("copy ID, e.g. 'copy 3'", r"copy (-?\d+)", lambda m: CopyTotem(int(m[1]))),
+    "rock": Form("rock COLUMN CHAMBER, e.g. 'rock sundial 2'", r"rock (\w+) (-?\d{1,12})",
+                 lambda m: PlaceRock(m[1], int(m[2]))),
+    "totem": Form("totem ID, e.g. 'totem 4'", r"totem (-?\d{1,12})", lambda m: ChooseTotem(int(m[1]))),
+    "move": Form("move COLUMN CHAMBER down|up", r"move (\w+) (-?\d{1,12}) (\w+)",
+                 lambda m: MoveRock(m[1], int(m[2]), m[3])),
+    "copy": Form("copy ID, e.g. 'copy 3'", r"copy (-?\d{1,12})", lambda m: CopyTotem(int(m[1]))),
 }, lowercase=True)
 
 

@@ -5,10 +5,13 @@ naming the field."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
 
 from games.aztekz import GAME
+from games.aztekz.rules import NOTATION
 from geomsim.reading import DataError
-from geomsim.testing import check_setup_mutants
+from geomsim.testing import check_action_json, check_action_text, check_setup_mutants
+from tests.actionforms import action_json, action_text
 
 
 @pytest.mark.parametrize("change, field", [
@@ -30,3 +33,25 @@ def test_a_broken_setup_is_a_data_error_naming_the_field(change, field):
 def test_every_setup_accepted_reads_back(players):
     report = check_setup_mutants(GAME, players, seed=players, count=400)
     assert report.accepted and report.refused
+
+
+# -- actions: the text form and the JSON accept the same actions ------------------------------
+WORDS = ["chief", "slave1", "slave2", "N", "E", "Q", "sun", "skull", "moon"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(action_json(GAME, WORDS))
+def test_every_action_json_read_has_a_text_that_reads_back(obj):
+    check_action_json(GAME, obj)
+
+
+@settings(max_examples=400, deadline=None)
+@given(action_text(GAME, NOTATION))
+def test_every_action_text_read_has_a_json_that_reads_back(text):
+    check_action_text(GAME, text)
+
+
+@pytest.mark.parametrize("rotation", [-1, 4, 10**9])
+def test_a_rotation_the_text_refuses_is_refused_in_json(rotation):
+    with pytest.raises(DataError, match="rotation"):
+        GAME.action_from_json({"kind": "place", "x": 0, "y": 0, "rotation": rotation})

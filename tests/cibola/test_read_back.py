@@ -5,10 +5,13 @@ naming the field."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
 
 from games.cibola import GAME, make_setup
+from games.cibola.rules import NOTATION
 from geomsim.reading import DataError
-from geomsim.testing import check_setup_mutants
+from geomsim.testing import check_action_json, check_action_text, check_setup_mutants
+from tests.actionforms import action_json, action_text
 
 
 def _setup(**changes):
@@ -45,3 +48,25 @@ def test_components_whose_ids_a_state_cannot_hold_are_refused():
     cards[0]["id"] = 10**6
     with pytest.raises(DataError, match=r"components\.cards\[0\]\.id"):
         GAME.new_state(2, seed=1, setup={"components": {"cards": cards}})
+
+
+# -- actions: the text form and the JSON accept the same actions ------------------------------
+WORDS = ["A", "a", "E", "sundial", "skull", "down", "up", "AB"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(action_json(GAME, WORDS))
+def test_every_action_json_read_has_a_text_that_reads_back(obj):
+    check_action_json(GAME, obj)
+
+
+@settings(max_examples=400, deadline=None)
+@given(action_text(GAME, NOTATION))
+def test_every_action_text_read_has_a_json_that_reads_back(text):
+    check_action_text(GAME, text)
+
+
+@pytest.mark.parametrize("slot", ["A" * 100_000, "AB", "a", "", "1"])
+def test_a_slot_the_text_refuses_is_refused_in_json(slot):
+    with pytest.raises(DataError, match="slot"):
+        GAME.action_from_json({"kind": "take", "slot": slot})

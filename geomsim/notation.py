@@ -3,16 +3,45 @@
 A game lists its forms: the first word of a text (its verb) selects a `Form`, whose pattern must
 match the whole text (whitespace runs read as one space) and whose builder makes the action.
 Every mistake is a `ValueError` that quotes the text and says what was expected.
+
+An action's text and its JSON must accept exactly the same actions: each action type checks its
+own fields once, in its `__post_init__` (with `whole`, `one_of`, `word` below), which both the
+text form's builder and `Action.from_json` go through; and every value it accepts writes a text
+its form reads back.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from geomsim.reading import short
 from geomsim.rules import Action
+
+# The largest magnitude of an action's whole number: far beyond any count or cell of a board,
+# well within a JSON integer.
+MAX_NUMBER = 10**9
+WORD = re.compile(r"[A-Za-z_]\w{0,39}")  # a name in an action's text: one word, up to 40 characters
+
+
+def whole(value: object, what: str, low: int = -MAX_NUMBER, high: int = MAX_NUMBER) -> None:
+    """`ValueError` unless `value` is a whole number (not a bool) from `low` to `high`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{what} must be a whole number {low} to {high}, not {short(value, 30)}")
+
+
+def one_of(value: object, allowed: Sequence[object], what: str) -> None:
+    """`ValueError` unless `value` is one of `allowed` (of the same type: 1 is not True)."""
+    if not any(type(value) is type(a) and value == a for a in allowed):
+        raise ValueError(f"{what} must be one of {', '.join(map(str, allowed))}, not {short(value, 30)}")
+
+
+def word(value: object, what: str) -> None:
+    """`ValueError` unless `value` is a name an action's text can hold (`WORD`)."""
+    if not isinstance(value, str) or WORD.fullmatch(value) is None:
+        raise ValueError(f"{what} must be one word of letters, digits and _ (up to 40), "
+                         f"not {short(value, 30)}")
 
 
 @dataclass(frozen=True)

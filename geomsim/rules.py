@@ -699,6 +699,21 @@ def _state_from_json(game: Game, text: str) -> State:
     return game.state_from_json(text)
 
 
+# The methods of `State` that take a player as their first argument and show that player's view.
+_PLAYER_METHODS = ("observe", "determinize", "player_views", "evaluate")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _player_checked(method: F) -> F:
+    """`method(self, player, ...)` called with `player` as `State._player` makes it."""
+
+    @functools.wraps(method)
+    def checked(self: State, player: Any, *args: Any, **kwargs: Any) -> Any:
+        return method(self, self._player(player), *args, **kwargs)
+
+    return checked  # type: ignore[return-value]
+
+
 class State(ABC):
     """A moment of a game. Subclasses implement the underscored hooks."""
 
@@ -794,10 +809,16 @@ class State(ABC):
                                            f"players {', '.join(map(str, movers))} are to move")
                 )
             return movers[0]
+        return self._player(player)
+
+    def _player(self, player: object) -> Player:
+        """`player` as a player index of this game (an int, or a numpy integer); otherwise the
+        one line every method taking a player gives (`check`, `apply`, `legal_actions`,
+        `observe`, `determinize`, ...): a `ValueError` naming it and the players there are."""
         if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not (
             0 <= player < self.num_players
         ):
-            raise ValueError(f"unknown player {player!r}: players are 0 to {self.num_players - 1}")
+            raise ValueError(f"unknown player {short(player, 40)}: players are 0 to {self.num_players - 1}")
         return int(player)
 
     def clone(self) -> State:
@@ -901,6 +922,7 @@ class State(ABC):
         None of them may show what `player` may not know: the harness checks that each is the
         same in every determinization for `player`. A game adds its own views (Anasazi:
         `view(player)`); a method that shows the whole truth says so in its name."""
+        player = self._player(player)
         views: dict[str, JSON] = {
             "observe": self.observe(player), "to_move": list(self.to_move()),
             "scores": list(self.scores()), "winners": list(self.winners()),
@@ -915,7 +937,7 @@ class State(ABC):
 
     def evaluate(self, player: Player) -> float:
         """A heuristic value of this state for `player` (greedy bots); the score by default."""
-        return float(self.scores()[player])
+        return float(self.scores()[self._player(player)])
 
     def returns_finite(self) -> bool:
         """True when every score is a finite number."""
@@ -1016,8 +1038,13 @@ class State(ABC):
         self.__dict__["_origin"] = _Origin(kept.clone)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A determinization becomes its own origin for `undo` (its hidden parts differ)."""
+        """A determinization becomes its own origin for `undo` (its hidden parts differ). The
+        methods of a player's view take only a player of the game (`_player`), whatever the
+        game's own code would make of another value."""
         super().__init_subclass__(**kwargs)
+        for name in _PLAYER_METHODS:
+            if name in cls.__dict__:
+                setattr(cls, name, _player_checked(cls.__dict__[name]))
         if "determinize" in cls.__dict__:
             determinize = cls.__dict__["determinize"]
 

@@ -3,6 +3,9 @@
 `check_random_games(game, players, games=N)` plays N random games from seeds to the end through
 the rules interface alone and checks, at every step, the contract of DESIGN.md. A broken
 property raises `HarnessFailure` naming the property, the seed and the step.
+`check_setup_mutants(game, players)` checks that every setup the game accepts, among mutants of
+a random one, gives a state whose JSON reads back, and that the others are refused with a
+`DataError` naming the field.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ import pickle
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import numpy as np
 
-from geomsim.rules import Action, FiniteActionSpace, Game, IllegalAction, Player, Playouts, State
+from geomsim.reading import DataError, join, short
+from geomsim.rules import JSON, Action, FiniteActionSpace, Game, IllegalAction, Player, Playouts, State
 
 if TYPE_CHECKING:
     from geomsim.encoding import Encoding
@@ -555,3 +559,173 @@ def _check_undo(state: State, rng: np.random.Generator, fail: Fail) -> None:
     other.undo()
     if other.to_json() != before:
         fail("undo", f"undo of {actions[0]} by player {player} does not restore the state")
+
+
+# -- setups: every setup a game accepts reads back ----------------------------------------------
+SETUP_PROPERTIES = ("setup-refused-clearly", "setup-round-trip")
+
+# A number far beyond any count or size in a box, still a JSON integer.
+HUGE = 10**18
+_DESCEND = 0.75  # the chance of going one level deeper when picking the place to change
+
+
+def setup_mutants(setup: JSON, seed: int = 0, count: int = 80) -> list[tuple[str, JSON]]:
+    """`count` copies of `setup`, each changed at one place drawn with `seed`: a number +-1,
+    -1, 0 or huge; a list cut, emptied, reversed or extended with a copy of an item; a key
+    dropped or added; a value of another type. Each comes with what was changed
+    (``boxed_totems[1]: -1``). The place is found by going down from the top at random, so
+    short top-level fields are changed as often as long lists of coordinates."""
+    rng = np.random.default_rng(seed)
+    mutants = []
+    for _ in range(count):
+        mutant = copy.deepcopy(setup)
+        parent: Any = None
+        key: Any = None
+        path, value = "", mutant
+        while isinstance(value, (dict, list)) and value and (parent is None or rng.random() < _DESCEND):
+            keys = list(value) if isinstance(value, dict) else list(range(len(value)))
+            parent, key = value, keys[int(rng.integers(len(keys)))]
+            path = join(path, f"[{key}]" if isinstance(key, int) else str(key))
+            value = value[key]
+        options = [(name, changed) for name, change in _changes(value)
+                   if not _same(changed := change(value), value)]
+        name, changed = options[int(rng.integers(len(options)))]
+        if parent is None:
+            mutant = changed
+        else:
+            parent[key] = changed
+        mutants.append((f"{path or 'setup'}: {name}", mutant))
+    return mutants
+
+
+def _changes(value: Any) -> list[tuple[str, Callable[[Any], Any]]]:
+    """The changes `setup_mutants` may make to `value`, by name."""
+    found: list[tuple[str, Callable[[Any], Any]]] = [
+        ("null", lambda v: None), ("a string", lambda v: "x"), ("a list", lambda v: [v])]
+    if isinstance(value, bool):
+        found += [("negated", lambda v: not v), ("0", lambda v: 0)]
+    elif isinstance(value, int):
+        found += [("+1", lambda v: v + 1), ("-1", lambda v: v - 1), ("set to -1", lambda v: -1),
+                  ("set to 0", lambda v: 0), ("huge", lambda v: HUGE), ("negated", lambda v: -v)]
+    elif isinstance(value, float):
+        found += [("+1", lambda v: v + 1), ("-1", lambda v: v - 1), ("negated", lambda v: -v),
+                  ("huge", lambda v: 1e300), ("set to 0", lambda v: 0.0), ("halved", lambda v: v / 2)]
+    elif isinstance(value, str):
+        found += [("emptied", lambda v: ""), ("extended", lambda v: v + "x"), ("long", lambda v: v * 10_000)]
+    elif isinstance(value, list):
+        found += [("last item dropped", lambda v: v[:-1]), ("first item dropped", lambda v: v[1:]),
+                  ("emptied", lambda v: []), ("reversed", lambda v: v[::-1]),
+                  ("extended by a copy of its last item", lambda v: v + copy.deepcopy(v[-1:])),
+                  ("extended by a copy of its first item", lambda v: v + copy.deepcopy(v[:1]))]
+    elif isinstance(value, dict):
+        keys = sorted(value, key=str)
+        found += [(f"key {short(k, 30)} dropped", _dropping(k)) for k in keys[:8]]
+        found += [("key 'extra' added", lambda v: {**v, "extra": 1})]
+    return found
+
+
+def _dropping(key: Any) -> Callable[[dict[Any, Any]], dict[Any, Any]]:
+    """A change that drops `key` from a mapping."""
+    return lambda v: {k: x for k, x in v.items() if k != key}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of one type (``0`` is not ``False``): a change that changes nothing is no mutant."""
+    return type(a) is type(b) and a == b
+
+
+@dataclass
+class SetupReport:
+    """What a run of `check_setup_mutants` found: setups refused, setups accepted."""
+
+    refused: int = 0
+    accepted: int = 0
+
+
+def check_setup_mutants(game: Game, players: int, setup: JSON | None = None, seed: int = 0,
+                        count: int = 80) -> SetupReport:
+    """`setup` (by default `game.make_setup(players, seed)`) and `count` of its mutants
+    (`setup_mutants`): `new_state(setup=...)` refuses each with a `DataError` naming a field
+    (setup-refused-clearly), or its state's JSON reads back as an equal state that writes the
+    same JSON (setup-round-trip): what `geomsim run` writes of a state it accepted, it reads."""
+    setup = game.make_setup(players, seed) if setup is None else setup
+    report = SetupReport()
+    for what, mutant in [("the setup unchanged", copy.deepcopy(setup)),
+                         *setup_mutants(setup, seed, count)]:
+        try:
+            state = game.new_state(players=players, setup=mutant)
+        except DataError as e:
+            if not e.path:
+                raise HarnessFailure("setup-refused-clearly", f"{what}: new_state refused it "
+                                     f"without naming a field: {e}", seed) from None
+            report.refused += 1
+            continue
+        except Exception as e:  # any other refusal is what this property is about
+            raise HarnessFailure("setup-refused-clearly", f"{what}: new_state raised "
+                                 f"{type(e).__name__} ({short(str(e), 120)}), not a DataError "
+                                 "naming the field", seed) from None
+        _check_setup_state(game, state, what, seed)
+        report.accepted += 1
+    return report
+
+
+def _check_setup_state(game: Game, state: State, what: str, seed: int) -> None:
+    text = state.to_json()
+    try:
+        restored = game.state_from_json(text)
+    except DataError as e:
+        raise HarnessFailure("setup-round-trip", f"{what}: new_state accepted it, but its "
+                             f"state's JSON does not read back: {e}", seed) from None
+    if restored != state or restored.to_json() != text:
+        raise HarnessFailure("setup-round-trip", f"{what}: new_state accepted it, but its "
+                             "state's JSON reads back as another state", seed)
+
+
+# -- actions: the text form and the JSON accept the same actions --------------------------------
+ACTION_FORM_PROPERTIES = ("action-forms-agree",)
+
+
+def check_action_json(game: Game, obj: Any) -> Action | None:
+    """`obj` read by `game.action_from_json`: refused with a `DataError`, or read as an action
+    whose text form parses back to it and whose JSON (through a JSON text) reads back to it.
+    The action read, or None when refused."""
+    try:
+        action = game.action_from_json(obj)
+    except DataError:
+        return None
+    _check_action_forms(game, action, f"the JSON {short(obj, 80)}")
+    return action
+
+
+def check_action_text(game: Game, text: str) -> Action | None:
+    """`text` read by `game.parse_action`: refused with a `ValueError`, or read as an action
+    whose JSON reads back to it and whose own text parses back to it. The action read, or None
+    when refused."""
+    try:
+        action = game.parse_action(text)
+    except ValueError:
+        return None
+    _check_action_forms(game, action, f"the text {short(text, 80)}")
+    return action
+
+
+def _check_action_forms(game: Game, action: Action, read: str) -> None:
+    """The text and the JSON of `action` (read from `read`) read back as it."""
+    shown = short(action, 80)
+    try:
+        again = game.parse_action(str(action))
+    except ValueError as e:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose text "
+                             f"{short(str(action), 80)} does not parse: {e}") from None
+    if again != action:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose text "
+                             f"parses as {short(again, 80)}")
+    try:
+        data = json.loads(json.dumps(action.to_json(), allow_nan=False))
+        back = game.action_from_json(data)
+    except (ValueError, TypeError) as e:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose JSON "
+                             f"does not read back: {e}") from None
+    if back != action:
+        raise HarnessFailure("action-forms-agree", f"{read} reads as {shown}, whose JSON "
+                             f"reads back as {short(back, 80)}")

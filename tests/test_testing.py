@@ -8,13 +8,16 @@ import json
 
 import pytest
 
-from geomsim.rules import ContinuousActionSpace, FiniteActionSpace
+from geomsim.reading import DataError, require
+from geomsim.rules import ContinuousActionSpace, FiniteActionSpace, read_state_json
 from geomsim.testing import (
     HarnessFailure,
     check_playouts,
     check_playouts_from,
     check_random_games,
+    check_setup_mutants,
     playout_length_gap,
+    setup_mutants,
 )
 from tests.toygames import (
     BID,
@@ -321,3 +324,94 @@ def test_playout_length_gap_tells_one_law_from_another():
     assert playout_length_gap(GRID, 2, games=1000, seed=5) < 3
     check_playouts(CornerGrid(), 2, games=10)  # passes: only the law differs
     assert playout_length_gap(CornerGrid(), 2, games=1000, seed=5) > 4
+
+
+# -- setups: every setup a game accepts reads back ----------------------------------------------
+def setup_grid(accept, read_turn=lambda turn: turn) -> GridGame:
+    """A grid game taking a setup {"board": [...9 cells], "turn": 0|1}: `accept(setup)` checks
+    it (raising as the game would), `read_turn` checks the turn read back from JSON."""
+
+    def new_state(self, players=2, seed=None, setup=None):
+        setup = setup if setup is not None else {"board": [None] * 9, "turn": 0}
+        accept(setup)
+        return GridState(self, list(setup["board"]), setup["turn"])
+
+    def from_json(self, text):
+        data, history = read_state_json(text)
+        state = GridState(self, data["board"], read_turn(data["turn"]))
+        state._history_from_json(data, history)
+        return state
+
+    def make_setup(self, players, seed):
+        return {"board": [None] * 9, "turn": seed % 2}
+
+    return broken_class(GridGame, {"new_state": new_state, "state_from_json": from_json,
+                                   "make_setup": make_setup})()
+
+
+def _sound_setup(setup) -> None:
+    if not isinstance(setup, dict) or set(setup) != {"board", "turn"}:
+        raise DataError("setup", "expected {board, turn}")
+    require(setup["turn"] in (0, 1) and type(setup["turn"]) is int, "turn", "a player 0 or 1")
+    board = setup["board"]
+    require(isinstance(board, list) and len(board) == 9 and board == [None] * 9, "board", "9 empty cells")
+
+
+def test_setup_mutants_are_repeatable_and_change_one_place():
+    setup = {"board": [None] * 9, "turn": 1, "name": "x", "size": 2.5, "nested": {"a": [1, 2]}}
+    original = json.dumps(setup)
+    mutants = setup_mutants(setup, seed=4, count=200)
+    assert mutants == setup_mutants(setup, seed=4, count=200)
+    assert mutants != setup_mutants(setup, seed=5, count=200)
+    assert json.dumps(setup) == original  # the setup given is left alone
+    assert all(m != setup for _, m in mutants)
+    assert any(what.startswith("turn: ") for what, _ in mutants)
+    assert any(what.startswith("nested.a[") for what, _ in mutants)
+    assert any(what.startswith("board: ") for what, _ in mutants)
+
+
+def test_sound_setups_pass():
+    report = check_setup_mutants(setup_grid(_sound_setup), 2, seed=3, count=150)
+    assert report.refused > 0 and report.accepted > 0
+
+
+def expect_setup_failure(game, prop: str) -> None:
+    with pytest.raises(HarnessFailure) as caught:
+        check_setup_mutants(game, 2, seed=3, count=150)
+    assert caught.value.property == prop, str(caught.value)
+
+
+def test_catches_an_accepted_setup_whose_state_does_not_read_back():
+    def accept_any_turn(setup):
+        _sound_setup({**setup, "turn": 0} if isinstance(setup, dict) and type(setup.get("turn")) is int else setup)
+
+    def read_turn(turn):
+        require(turn in (0, 1), "turn", "a player 0 or 1")
+        return turn
+
+    expect_setup_failure(setup_grid(accept_any_turn, read_turn), "setup-round-trip")
+
+
+def test_catches_an_accepted_setup_read_back_otherwise():
+    expect_setup_failure(setup_grid(lambda setup: _sound_setup({**setup, "turn": 0})
+                                    if isinstance(setup, dict) and setup.get("turn") in (0, 1, 2) else _sound_setup(setup),
+                                    read_turn=lambda turn: turn % 2), "setup-round-trip")
+
+
+def test_catches_a_setup_refused_with_a_raw_exception():
+    def raw(setup):
+        if setup.get("turn") not in (0, 1):
+            raise ValueError("bad turn")
+        _sound_setup(setup)
+
+    expect_setup_failure(setup_grid(raw), "setup-refused-clearly")
+
+
+def test_catches_a_setup_refused_without_a_field():
+    def pathless(setup):
+        try:
+            _sound_setup(setup)
+        except DataError as e:
+            raise DataError("", e.problem) from None
+
+    expect_setup_failure(setup_grid(pathless), "setup-refused-clearly")

@@ -5,20 +5,22 @@ docs/assumptions/anasazi.md) kept in `Sizes`, which a user may override. A `Tabl
 geometry of one game (mesas, pueblos with their sectors, expedition base camps); a `Setup` adds
 what setup deals at random (towers, treasures, objective cards, first player) and is plain,
 human-readable JSON with an exact round trip. A `TableView` is what lies on the table at one
-moment of play, for drawing.
+moment of play, for drawing. Data that is not a table or a setup is a `DataError` naming its
+field path (``pueblos[3].sectors[0].id``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import shapely
 
 from geomsim.geometry import Pose, discs, polygon_coords, polygon_from_coords
+from geomsim.reading import DataError, cut, join, short
 
 COLOURS: tuple[str, ...] = ("red", "blue", "white", "yellow")
 TRACK_SPACES = 5
@@ -67,16 +69,17 @@ class Sizes:
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
+            where = f"sizes.{f.name}"
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"sizes.{f.name} must be a number, not {value!r}")
+                raise DataError(where, f"must be a number, not {short(value)}")
             if not math.isfinite(value) or value <= 0:
-                raise ValueError(f"sizes.{f.name} must be a positive finite number, not {value!r}")
+                raise DataError(where, f"must be a positive finite number, not {short(value)}")
             if f.type in ("int", int) and value != int(value):
-                raise ValueError(f"sizes.{f.name} must be a whole number, not {value!r}")
+                raise DataError(where, f"must be a whole number, not {short(value)}")
         if self.explorer_offset + self.explorer_radius > self.marker_length:
-            raise ValueError("sizes.explorer_offset puts the explorer off its marker")
+            raise DataError("sizes.explorer_offset", "puts the explorer off its marker")
         if 2 * self.explorer_radius > self.marker_width:
-            raise ValueError("sizes.explorer_radius is wider than the marker")
+            raise DataError("sizes.explorer_radius", "is wider than the marker")
 
     def to_json(self) -> dict[str, float]:
         """The sizes as a JSON dict."""
@@ -85,11 +88,13 @@ class Sizes:
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> Sizes:
         """Sizes from a (possibly partial) dict; unknown keys are an error."""
+        if data is not None and not isinstance(data, Mapping):
+            raise DataError("sizes", f"expected an object, got {short(data)}")
         data = dict(data or {})
         names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
+        unknown = sorted(map(str, set(data) - names))
         if unknown:
-            raise ValueError(f"sizes: unknown field(s) {', '.join(unknown)}")
+            raise DataError(f"sizes.{unknown[0]}", "unknown field")
         return cls(**data)
 
 
@@ -98,22 +103,22 @@ def rounded(geom: shapely.Polygon) -> shapely.Polygon:
     return shapely.transform(geom, lambda xy: xy.round(DECIMALS))
 
 
-def _point(p: Sequence[float], name: str) -> tuple[float, float]:
-    if len(p) != 2:
-        raise ValueError(f"{name} must be a point [x, y]")
+def _point(p: Sequence[float], path: str) -> tuple[float, float]:
+    if len(p) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p):
+        raise DataError(path, f"must be a point [x, y], not {short(p)}")
     x, y = (float(v) for v in p)
     if not (math.isfinite(x) and math.isfinite(y)):
-        raise ValueError(f"{name} must be finite, not {list(p)!r}")
+        raise DataError(path, f"must be finite, not {short(list(p))}")
     return round(x, DECIMALS), round(y, DECIMALS)
 
 
-def _polygon(data: Any, name: str) -> shapely.Polygon:
+def _polygon(data: Any, path: str) -> shapely.Polygon:
     try:
         poly = polygon_from_coords(data)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{name}: {e}") from None
+    except (KeyError, TypeError, ValueError, shapely.errors.ShapelyError) as e:
+        raise DataError(path, f"not a polygon: {e}") from None
     if poly.is_empty or poly.area <= 0:
-        raise ValueError(f"{name}: the polygon is empty")
+        raise DataError(path, "the polygon is empty")
     return rounded(poly)
 
 
@@ -132,11 +137,11 @@ class Mesa:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Mesa:
         """A mesa from JSON, naming the field that is wrong."""
-        mid = _field(data, "id", "mesa", str)
-        ring = _field(data, "ring", f"mesa {mid}", str)
+        mid = _field(data, "id", "", str)
+        ring = _field(data, "ring", "", str)
         if ring not in RING_NAMES:
-            raise ValueError(f"mesa {mid}: ring must be one of {RING_NAMES}, not {ring!r}")
-        return cls(mid, ring, _polygon(_field(data, "polygon", f"mesa {mid}"), f"mesa {mid} polygon"))
+            raise DataError("ring", f"mesa {mid}: ring must be one of {RING_NAMES}, not {short(ring)}")
+        return cls(mid, ring, _polygon(_field(data, "polygon", ""), "polygon"))
 
 
 @dataclass(frozen=True)
@@ -179,30 +184,29 @@ class Pueblo:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Pueblo:
         """A pueblo from JSON; its sector ids and kinds must follow the naming rule."""
-        pid = _field(data, "id", "pueblo", str)
-        mesa = _field(data, "mesa", f"pueblo {pid}", str)
-        raw = _field(data, "sectors", f"pueblo {pid}", list)
+        pid = _field(data, "id", "", str)
+        mesa = _field(data, "mesa", "", str)
+        raw = _field(data, "sectors", "", list)
         sectors = []
         for i, s in enumerate(raw):
-            where = f"pueblo {pid} sector {i}"
+            where = f"sectors[{i}]"
             sid = _field(s, "id", where, str)
             kind = _field(s, "kind", where, str)
-            sectors.append(Sector(sid, pid, kind, _polygon(_field(s, "polygon", where),
-                                                           f"sector {sid} polygon")))
+            sectors.append(Sector(sid, pid, kind, _polygon(_field(s, "polygon", where), f"{where}.polygon")))
         pueblo = cls(pid, mesa, tuple(sectors))
         pueblo.validate_names()
         return pueblo
 
     def validate_names(self) -> None:
-        """Raise ValueError unless the sectors are "P7" (single) or "P7s" + "P7l"."""
+        """Raise `DataError` (at ``sectors``) unless the sectors are "P7" (single) or "P7s" + "P7l"."""
         kinds = tuple(s.kind for s in self.sectors)
         ids = tuple(s.id for s in self.sectors)
         if kinds == ("single",) and ids == (self.id,):
             return
         if kinds == ("small", "large") and ids == (self.id + "s", self.id + "l"):
             return
-        raise ValueError(f"pueblo {self.id}: sectors must be [{self.id} single] or "
-                         f"[{self.id}s small, {self.id}l large], not {list(zip(ids, kinds))}")
+        raise DataError("sectors", f"pueblo {short(self.id, 40)}: sectors must be [{self.id} single] "
+                        f"or [{self.id}s small, {self.id}l large], not {short(list(zip(ids, kinds)))}")
 
 
 @dataclass(frozen=True)
@@ -220,11 +224,9 @@ class ExpeditionCamp:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ExpeditionCamp:
         """A camp from JSON."""
-        eid = _field(data, "id", "expedition camp", str)
-        return cls(eid, _polygon(_field(data, "polygon", f"expedition camp {eid}"),
-                                 f"expedition camp {eid} polygon"),
-                   _point(_field(data, "start", f"expedition camp {eid}", list),
-                          f"expedition camp {eid} start"))
+        eid = _field(data, "id", "", str)
+        return cls(eid, _polygon(_field(data, "polygon", ""), "polygon"),
+                   _point(_field(data, "start", "", list), "start"))
 
 
 # What a table's index holds, by (kind, id).
@@ -254,12 +256,32 @@ class Table:
             for item in items:
                 key = (kind, item.id)
                 if key in index:
-                    raise ValueError(f"{kind} id {item.id} is used twice")
+                    raise DataError(f"{self.path_of(kind, item.id, last=True)}.id",
+                                    f"{kind} id {short(item.id, 40)} is used twice")
                 index[key] = item
-        for p in self.pueblos:
+        for i, p in enumerate(self.pueblos):
             if ("mesa", p.mesa) not in index:
-                raise ValueError(f"pueblo {p.id} lies on unknown mesa {p.mesa!r}")
+                raise DataError(f"pueblos[{i}].mesa", f"pueblo {short(p.id, 40)} lies on unknown "
+                                f"mesa {short(p.mesa, 40)}")
         self._index.update(index)
+
+    def path_of(self, kind: str, id: str, last: bool = False) -> str:
+        """The field path of the piece `id` of `kind` (mesa, pueblo, sector, expedition camp)
+        in the table's JSON, ``pueblos[3].sectors[1]`` (its last, not first, by that id when
+        `last`); the list's path when none has that id."""
+        lists = {"mesa": "mesas", "pueblo": "pueblos", "expedition camp": "expedition_camps"}
+        found = ""
+        if kind == "sector":
+            for i, p in enumerate(self.pueblos):
+                for j, s in enumerate(p.sectors):
+                    if s.id == id and (last or not found):
+                        found = f"pueblos[{i}].sectors[{j}]"
+            return found or "pueblos"
+        items: tuple[Mesa | Pueblo | ExpeditionCamp, ...] = getattr(self, lists[kind])
+        for i, item in enumerate(items):
+            if item.id == id and (last or not found):
+                found = f"{lists[kind]}[{i}]"
+        return found or lists[kind]
 
     def _get(self, kind: str, id: str) -> Component:
         try:
@@ -330,14 +352,27 @@ class Table:
     def from_json(cls, data: Mapping[str, Any]) -> Table:
         """A table from JSON (shape only: `layout.check_table` judges the setup rules)."""
         if not isinstance(data, Mapping):
-            raise ValueError("table must be a JSON object")
+            raise DataError("", f"a table must be a JSON object, not {type(data).__name__}")
         return cls(
-            tuple(Mesa.from_json(m) for m in _field(data, "mesas", "table", list)),
-            tuple(Pueblo.from_json(p) for p in _field(data, "pueblos", "table", list)),
-            tuple(ExpeditionCamp.from_json(e)
-                  for e in _field(data, "expedition_camps", "table", list)),
+            _items(Mesa.from_json, _field(data, "mesas", "", list), "mesas"),
+            _items(Pueblo.from_json, _field(data, "pueblos", "", list), "pueblos"),
+            _items(ExpeditionCamp.from_json, _field(data, "expedition_camps", "", list), "expedition_camps"),
             Sizes.from_json(data.get("sizes")),
         )
+
+
+P = TypeVar("P")
+
+
+def _items(read: Callable[[Mapping[str, Any]], P], items: list[Any], path: str) -> tuple[P, ...]:
+    """Each of `items` read by `read`; a `DataError` names the item (``mesas[3].ring``)."""
+    found = []
+    for i, item in enumerate(items):
+        try:
+            found.append(read(item))
+        except DataError as e:
+            raise e.within(f"{path}[{i}]") from None
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -364,28 +399,28 @@ class Setup:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ValueError naming the field if the dealt pieces break the component counts."""
+        """Raise `DataError` naming the field if the dealt pieces break the component counts."""
         if isinstance(self.players, bool) or not isinstance(self.players, int) \
                 or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise ValueError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {self.players!r}")
+            raise DataError("players", f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {short(self.players)}")
         if isinstance(self.first_player, bool) or not isinstance(self.first_player, int) \
                 or not 0 <= self.first_player < self.players:
-            raise ValueError(f"first_player must be 0 to {self.players - 1}, "
-                             f"not {self.first_player!r}")
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
-            raise ValueError(f"seed must be a whole number or null, not {self.seed!r}")
+            raise DataError("first_player", f"must be 0 to {self.players - 1}, not {short(self.first_player)}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)
+                                      or not 0 <= self.seed < MAX_SEED):
+            raise DataError("seed", f"must be a whole number 0 to 2**63 - 1 or null, not {short(self.seed)}")
         _check_deal("towers", self.towers, {s.id for s in self.table.small_sectors},
                     {c: TOWERS_PER_COLOUR for c in COLOURS})
         _check_deal("treasures", self.treasures, {s.id for s in self.table.treasure_sectors},
                     {c: TREASURES_PER_COLOUR - BONUS_PER_COLOUR for c in COLOURS})
         if len(self.objectives) != self.players:
-            raise ValueError(f"objectives must hold one card per player ({self.players}), "
-                             f"not {len(self.objectives)}")
-        for c in self.objectives:
+            raise DataError("objectives", f"must hold one card per player ({self.players}), "
+                            f"not {len(self.objectives)}")
+        for i, c in enumerate(self.objectives):
             if c not in COLOURS:
-                raise ValueError(f"objectives: unknown colour {c!r}")
+                raise DataError(f"objectives[{i}]", f"unknown colour {short(c)}")
             if self.objectives.count(c) > OBJECTIVES.count(c):
-                raise ValueError(f"objectives: only {OBJECTIVES.count(c)} {c} cards exist")
+                raise DataError(f"objectives[{i}]", f"only {OBJECTIVES.count(c)} {c} cards exist")
 
     def to_json(self) -> dict[str, Any]:
         """The setup as a JSON dict (coordinates in mm); `from_json` gives it back exactly."""
@@ -402,56 +437,59 @@ class Setup:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Setup:
-        """A setup from the dict `to_json` wrote; ValueError names a malformed field."""
+        """A setup from the dict `to_json` wrote; `DataError` naming a malformed field."""
         if not isinstance(data, Mapping):
-            raise ValueError("setup must be a JSON object")
+            raise DataError("setup", f"expected a JSON object, not {type(data).__name__}")
         if data.get("game", "anasazi") != "anasazi":
-            raise ValueError(f"setup game must be 'anasazi', not {data.get('game')!r}")
+            raise DataError("game", f"must be 'anasazi', not {short(data.get('game'))}")
         unknown = sorted(map(str, set(data) - SETUP_FIELDS))
         if unknown:  # as the other games' setups: a misspelt field is not silently dropped
-            raise ValueError(f"setup: unknown field(s) {', '.join(unknown)}")
+            raise DataError(unknown[0], "unknown field of an anasazi setup")
         return cls(
             table=Table.from_json(data),
-            players=_field(data, "players", "setup", int),
-            towers=_field(data, "towers", "setup", Mapping),
-            treasures=_field(data, "treasures", "setup", Mapping),
-            objectives=tuple(_field(data, "objectives", "setup", list)),
-            first_player=_field(data, "first_player", "setup", int),
+            players=_field(data, "players", "", int),
+            towers=_field(data, "towers", "", Mapping),
+            treasures=_field(data, "treasures", "", Mapping),
+            objectives=tuple(_field(data, "objectives", "", list)),
+            first_player=_field(data, "first_player", "", int),
             seed=data.get("seed"),
         )
 
 
+MAX_SEED = 2**63  # a seed a state's JSON holds as an integer
 SETUP_FIELDS = frozenset({"game", "players", "seed", "first_player", "objectives", "towers",
                           "treasures", "mesas", "pueblos", "expedition_camps", "sizes"})
 
 
 def _check_deal(name: str, deal: Mapping[str, str], places: set[str],
                 per_colour: Mapping[str, int]) -> None:
-    """Raise ValueError unless `deal` puts exactly one piece on each place, `per_colour` each."""
-    missing, extra = sorted(places - set(deal)), sorted(set(deal) - places)
+    """Raise `DataError` (at `name`) unless `deal` puts exactly one piece on each place,
+    `per_colour` each."""
+    missing, extra = sorted(places - set(deal)), sorted(map(str, set(deal) - places))
     if missing:
-        raise ValueError(f"{name}: no piece on sector(s) {', '.join(missing)}")
+        raise DataError(name, cut(f"no piece on sector(s) {', '.join(missing)}"))
     if extra:
-        raise ValueError(f"{name}: sector(s) {', '.join(extra)} cannot hold one")
+        raise DataError(join(name, extra[0]), "no such sector holds one")
     for sid, colour in deal.items():
         if colour not in COLOURS:
-            raise ValueError(f"{name}: sector {sid} has unknown colour {colour!r}")
+            raise DataError(join(name, sid), f"unknown colour {short(colour)}")
     for colour, n in per_colour.items():
         count = sum(1 for c in deal.values() if c == colour)
         if count != n:
-            raise ValueError(f"{name}: {count} {colour} on the board, the game has {n}")
+            raise DataError(name, f"{count} {colour} on the board, the game has {n}")
 
 
 def _field(data: Any, key: str, where: str, kind: type | None = None) -> Any:
-    """data[key], or a ValueError naming the missing or mistyped field."""
+    """data[key] (`data` found at the path `where`), or a `DataError` naming the missing or
+    mistyped field."""
     if not isinstance(data, Mapping):
-        raise ValueError(f"{where} must be a JSON object")
+        raise DataError(where, f"expected a JSON object, not {short(data)}")
     if key not in data:
-        raise ValueError(f"{where}: missing field {key!r}")
+        raise DataError(join(where, key), "missing field")
     value = data[key]
     if kind is not None and (not isinstance(value, kind)
                              or (kind is int and isinstance(value, bool))):
-        raise ValueError(f"{where}: field {key!r} must be {kind.__name__}, not {value!r}")
+        raise DataError(join(where, key), f"must be {kind.__name__}, not {short(value)}")
     return value
 
 

@@ -32,7 +32,7 @@ from games.anasazi.components import (
 )
 from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
-from geomsim.reading import DataError, cut, decode
+from geomsim.reading import DataError, cut, decode, require
 from geomsim.rules import (
     Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Playouts, Rule,
     State, Violation, read_state_json,
@@ -224,9 +224,14 @@ class AnasaziGame(Game):
         else:
             if isinstance(setup, dict):  # coordinates and counts bounded, whatever check_setup says
                 validation.check_table_data(setup, "")
-            setup = layout.load_setup(setup, check_setup)
-        if setup.players != players:
-            raise ValueError(f"the setup is for {setup.players} players, not {players}")
+            setup = setup if isinstance(setup, Setup) else Setup.from_json(setup)
+            try:
+                layout.load_setup(setup, check_setup)
+            except DataError:
+                raise
+            except ValueError as e:  # the setup rules, broken by a piece: name its field
+                raise validation.table_error(setup.table, layout.check_table(setup.table), str(e)) from None
+        require(setup.players == players, "players", f"the setup is for {setup.players} players, not {players}")
         return AnasaziState(self, setup)
 
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:

@@ -7,6 +7,7 @@ A state that passes both plays on; anything else is a `DataError` naming the fie
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
@@ -14,7 +15,7 @@ import msgspec
 from msgspec import Meta
 
 from games.anasazi.components import COLOURS, TOWERS_PER_COLOUR, Table
-from geomsim.reading import convert, index, require
+from geomsim.reading import DataError, convert, index, require
 
 if TYPE_CHECKING:
     from games.anasazi.rules import AnasaziState
@@ -142,6 +143,33 @@ def check_table_data(data: Any, path: str = "table") -> None:
     beyond `COORDINATE_LIMIT`, too many pieces."""
     convert({k: data[k] for k in ("mesas", "pueblos", "expedition_camps", "sizes") if k in data}
             if isinstance(data, dict) else data, TableDoc, path)
+
+
+# A piece a setup-rule problem names first (layout.check_table words them so): its kind, its id.
+_PIECE = re.compile(r"\b(expedition camps?|mesas?|sectors of pueblo|sector|pueblos?) ([^\s:,;()]+)")
+_KINDS = {"expedition camp": "expedition camp", "expedition camps": "expedition camp", "mesa": "mesa",
+          "mesas": "mesa", "sectors of pueblo": "pueblo", "sector": "sector", "pueblo": "pueblo",
+          "pueblos": "pueblo"}
+_LISTS = (("expedition", "expedition_camps"), ("mesa", "mesas"), ("pueblo", "pueblos"), ("sector", "pueblos"))
+
+
+def table_error(table: Table, problems: list[str], message: str) -> DataError:
+    """The setup rules `problems` (`layout.check_table`'s, which `message` sums up) as one
+    `DataError` naming the field of the first piece at fault: ``mesas[3].polygon`` for a mesa
+    that overlaps another or leaves the play area, ``expedition_camps[1].start`` for a start
+    mark off its tile, the list (``pueblos``) for a count."""
+    first = problems[0] if problems else message
+    found = _PIECE.search(first)
+    path = ""
+    if found:
+        kind = _KINDS[found.group(1)]
+        path = table.path_of(kind, found.group(2))
+        if path.endswith("]"):
+            part = "sectors" if kind == "pueblo" else "start" if "start mark" in first else "polygon"
+            path = f"{path}.{part}"
+    if not path or not path.endswith(("polygon", "start", "sectors")):
+        path = next((field for word, field in _LISTS if word in first), "mesas")
+    return DataError(path, message.removeprefix("table breaks the setup rules: "))
 
 
 def check_state(state: AnasaziState, table: Table) -> None:

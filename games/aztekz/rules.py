@@ -48,8 +48,8 @@ from geomsim.discrete import (
     Deck,
     neighbour,
 )
-from geomsim.notation import Form, Notation
-from geomsim.reading import convert, dumps, short
+from geomsim.notation import Form, Notation, one_of, whole, word
+from geomsim.reading import DataError, convert, dumps, index, require, short
 from geomsim.rules import (
     ENGINE_FORM_RULE,
     Action,
@@ -87,6 +87,9 @@ class Select(AztekzAction):
     text: ClassVar[str] = "{hero}"
     hero: str
 
+    def __post_init__(self) -> None:
+        one_of(self.hero, HEROES, "hero")
+
 
 @dataclass(frozen=True)
 class Step(AztekzAction):
@@ -97,6 +100,10 @@ class Step(AztekzAction):
     hero: str
     side: str
 
+    def __post_init__(self) -> None:
+        one_of(self.hero, HEROES, "hero")
+        one_of(self.side, _SIDE_LETTERS, "side")
+
 
 @dataclass(frozen=True)
 class Take(AztekzAction):
@@ -105,6 +112,9 @@ class Take(AztekzAction):
     kind: ClassVar[str] = "take"
     text: ClassVar[str] = "take {soul}"
     soul: str
+
+    def __post_init__(self) -> None:
+        word(self.soul, "soul")
 
 
 @dataclass(frozen=True)
@@ -140,6 +150,10 @@ class Steal(AztekzAction):
     player: int
     slave: str
 
+    def __post_init__(self) -> None:
+        whole(self.player, "player", 0, 3)
+        one_of(self.slave, HEROES[1:], "slave")
+
 
 @dataclass(frozen=True)
 class End(AztekzAction):
@@ -158,6 +172,11 @@ class Place(AztekzAction):
     y: int
     rotation: int
 
+    def __post_init__(self) -> None:
+        whole(self.x, "x")
+        whole(self.y, "y")
+        whole(self.rotation, "rotation", 0, 3)
+
     @property
     def cell(self) -> Cell:
         """The cell as an (x, y) tuple."""
@@ -175,20 +194,21 @@ class Return(AztekzAction):
     text: ClassVar[str] = "return"
 
 
+_SIDE_LETTERS = tuple(SIDE_NAMES[side] for side in SIDES)  # N E S W, as the text writes them
 ACTION_TYPES = (Select, Step, Take, Drop, Scare, Give, Steal, End, Place, Return)
 ACTION_OF_KIND = {a.kind: a for a in ACTION_TYPES}
 _HERO_FORM = Form("chief | slave1 | slave2 [N|E|S|W]", r"(chief|slave1|slave2)(?: ([NESW]))?",
                   lambda m: Step(m[1], m[2]) if m[2] else Select(m[1]))
 NOTATION = Notation("aztekz", {
     "chief": _HERO_FORM, "slave1": _HERO_FORM, "slave2": _HERO_FORM,
-    "take": Form("take KIND", r"take ([A-Za-z_]\w*)", lambda m: Take(m[1])),
+    "take": Form("take KIND", r"take (\S+)", lambda m: Take(m[1])),
     "drop": Form("drop", r"drop", lambda m: Drop()),
     "scare": Form("scare", r"scare", lambda m: Scare()),
     "give": Form("give", r"give", lambda m: Give()),
-    "steal": Form("steal P.slave1|slave2", r"steal (\d+)\.(slave1|slave2)",
+    "steal": Form("steal P.slave1|slave2", r"steal (\d{1,12})\.(slave1|slave2)",
                   lambda m: Steal(int(m[1]), m[2])),
     "end": Form("end", r"end", lambda m: End()),
-    "place": Form("place X,Y rR (R 0-3)", r"place (-?\d+),(-?\d+) r([0-3])",
+    "place": Form("place X,Y rR (R 0-3)", r"place (-?\d{1,12}),(-?\d{1,12}) r([0-3])",
                   lambda m: Place(int(m[1]), int(m[2]), int(m[3]))),
     "return": Form("return", r"return", lambda m: Return()),
 })
@@ -308,17 +328,15 @@ def cell_of(text: str) -> Cell:
 
 
 # -- the game -------------------------------------------------------------------------------------
-def _pile_on_top(given: Any, drawn: list[T], problem: str) -> list[T]:
+def _pile_on_top(given: Any, drawn: list[T], field: str, problem: str) -> list[T]:
     """`given` on top of the rest of `drawn` (the seeded order): a setup may fix only the top
-    of a pile. `ValueError` naming `problem` when `given` is not part of the pile."""
+    of a pile. `DataError` naming the item of `field` that is not part of the pile."""
     if given is None:
         return list(drawn)
     rest = list(drawn)
-    if not isinstance(given, list):
-        raise ValueError(f"aztekz setup: {problem}")
-    for item in given:
+    for i, item in enumerate(given):
         if isinstance(item, bool) or item not in rest:
-            raise ValueError(f"aztekz setup: {problem}; {short(item)} is not left to place")
+            raise DataError(f"{field}[{i}]", f"{problem}; {short(item)} is not left to place")
         rest.remove(item)
     return list(given) + rest
 
@@ -358,26 +376,26 @@ class AztekzGame(Game):
         given = setup is not None
         setup = setup if given else self.make_setup(players, seed)
         if not isinstance(setup, dict):
-            raise ValueError(f"aztekz setup: expected an object, got {type(setup).__name__}")
+            raise DataError("setup", f"expected an object, got {type(setup).__name__}")
         if given:
             convert(setup, validation.SetupDoc)
         comp = load_components(setup.get("components"))
-        if setup.get("players", players) != players:
-            raise ValueError(f"aztekz setup: players is {setup['players']!r}, not {players}")
+        require(setup.get("players", players) == players, "players",
+                f"the setup is for {short(setup.get('players'))} players, not {players}")
         # What a given setup leaves out comes from the seeded random setup.
         drawn = self.make_setup(players, seed, setup.get("components")) if given else setup
         first = setup.get("first", drawn["first"])
-        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
-            raise ValueError(f"aztekz setup: first must be a player 0 to {players - 1}, got {first!r}")
-        deck = _pile_on_top(setup.get("deck"), drawn["deck"],
-                            f"deck must list card ids 0 to {comp.cards - 1}, each at most once")
-        souls = _pile_on_top(setup.get("souls"), drawn["souls"],
-                             f"souls must list soul pieces, at most {comp.souls_per_kind} of each "
-                             f"of {', '.join(comp.soul_kinds)}")
+        index(first, players, "first", "player")
+        deck = _pile_on_top(setup.get("deck"), drawn["deck"], "deck",
+                            f"card ids 0 to {comp.cards - 1}, each at most once")
+        souls = _pile_on_top(setup.get("souls"), drawn["souls"], "souls",
+                             f"soul pieces, at most {comp.souls_per_kind} of each of "
+                             f"{', '.join(comp.soul_kinds)}")
         state = AztekzState(self, comp, players, first)
         state.deck = Deck(list(deck))
         state.supply = Deck(list(souls))
         state._draw(soul=False)
+        validation.check_made(state)  # what is accepted reads back
         return state
 
     def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:

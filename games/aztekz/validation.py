@@ -9,10 +9,10 @@ from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 import msgspec
-from msgspec import Meta
+from msgspec import UNSET, Meta, UnsetType
 
 from games.aztekz.components import SLAVES
-from geomsim.reading import index, require, same_items
+from geomsim.reading import convert, index, require, same_items
 
 if TYPE_CHECKING:
     from games.aztekz.rules import AztekzState
@@ -64,12 +64,13 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):
-    """An Aztekz setup (`AztekzGame.make_setup`): every field may be left out."""
+    """An Aztekz setup (`AztekzGame.make_setup`): every field may be left out (then drawn from
+    the seed); each has the type of the state's field it becomes."""
 
-    players: Annotated[int, Meta(ge=2, le=4)] | None = None
-    first: Annotated[int, Meta(ge=0, le=3)] | None = None
-    deck: Annotated[list[Count], Meta(max_length=10_000)] | None = None
-    souls: Annotated[list[Kind], Meta(max_length=10_000)] | None = None
+    players: Annotated[int, Meta(ge=2, le=4)] | UnsetType = UNSET
+    first: Annotated[int, Meta(ge=0, le=3)] | UnsetType = UNSET
+    deck: Annotated[list[Count], Meta(max_length=10_000)] | UnsetType = UNSET
+    souls: Annotated[list[Kind], Meta(max_length=10_000)] | UnsetType = UNSET
     components: dict[str, Any] | None = None
 
 
@@ -80,6 +81,16 @@ def check_counts(data: dict[str, Any]) -> None:
         require(len(data[name]) == players, name, f"{len(data[name])} rows for {players} players")
     for name in ("first", "turn"):
         index(data[name], players, name, "player")
+
+
+def check_made(state: AztekzState) -> None:
+    """What `AztekzGame.state_from_json` checks of a state read back (the schema,
+    `check_counts`, `check_state`), checked of a state made otherwise (from a setup): a state
+    that passes reads back."""
+    data = state.to_dict()
+    convert(data, StateDoc)
+    check_counts(data)
+    check_state(state)
 
 
 def check_state(state: AztekzState) -> None:

@@ -23,6 +23,10 @@ DEFAULT_PATH = Path(__file__).with_name("components.json")
 TREASURES = ("sundial", "shield", "snake", "statuette", "skull")
 SYMBOLS = (None, "rock", "totem")
 TIMINGS = ("immediate", "end", "before-scoring")
+TOTEMS_REVEALED = 5  # "reveal 5 totem cards": the rest stay in the box
+# The largest id or count a state's JSON holds (games.cibola.validation): components beyond it
+# would make states that do not read back.
+MAX_ID = 100_000
 # Each totem effect, the timing it needs and the fields it takes.
 EFFECTS = {
     "treasure-bonus": ("end", ("treasure", "points")),
@@ -130,11 +134,13 @@ def _fail(field: str, message: str) -> NoReturn:
     raise DataError(f"components.{field}", message)
 
 
-def _int(value: Any, field: str, low: int | None = None) -> int:
+def _int(value: Any, field: str, low: int | None = None, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(field, f"expected an integer, got {short(value)}")
     if low is not None and value < low:
         _fail(field, f"must be at least {low}, got {value}")
+    if high is not None and value > high:
+        _fail(field, f"must be at most {high:,}, got {short(value)}")
     return value
 
 
@@ -151,7 +157,7 @@ def _card(data: Mapping[str, Any], i: int) -> Card:
     if data.get("symbol") not in SYMBOLS:
         _fail(f"{where}.symbol", f"expected null, 'rock' or 'totem', got {short(data.get('symbol'))}")
     counts = tuple(treasures.count(t) for t in TREASURES)
-    return Card(_int(data.get("id"), f"{where}.id", 1), data["deck"], tuple(treasures),
+    return Card(_int(data.get("id"), f"{where}.id", 1, MAX_ID), data["deck"], tuple(treasures),
                 data["symbol"], counts)
 
 
@@ -184,7 +190,7 @@ def _totem(data: Mapping[str, Any], i: int) -> Totem:
             _int(effect.get(name), f"{where}.effect.{name}")
     if effect["kind"] == "move-rock" and effect["step"] not in (-1, 1):
         _fail(f"{where}.effect.step", "expected 1 (down) or -1 (up)")
-    return Totem(_int(data.get("id"), f"{where}.id", 1), str(data.get("text", "")), timing,
+    return Totem(_int(data.get("id"), f"{where}.id", 1, MAX_ID), str(data.get("text", "")), timing,
                  dict(effect), str(data.get("source", "user")),
                  str(data.get("rule", "cibola/totem/timing")))
 
@@ -224,14 +230,14 @@ def build_components(data: Mapping[str, Any]) -> Components:
     per = data["explorers_per_player"]
     if not isinstance(per, Mapping) or set(per) != {"2", "3", "4"}:
         _fail("explorers_per_player", 'expected counts for "2", "3" and "4" players')
-    explorers = _int(data["explorers"], "explorers", 0)
+    explorers = _int(data["explorers"], "explorers", 0, MAX_ID)
     for n, count in per.items():
         # "Divide the explorers equally among the players": all of them are dealt.
         if _int(count, f"explorers_per_player.{n}", 0) * int(n) != explorers:
             _fail(f"explorers_per_player.{n}", f"{n} x {count} does not deal all {explorers} explorers")
     return Components(
         cards, columns, totems, explorers, {int(n): c for n, c in per.items()},
-        _int(data["rocks"], "rocks", 0), dict(data),
+        _int(data["rocks"], "rocks", 0, MAX_ID), dict(data),
     )
 
 

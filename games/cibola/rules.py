@@ -35,6 +35,7 @@ import numpy as np
 
 from games.cibola import validation
 from games.cibola.components import (
+    TOTEMS_REVEALED,
     TREASURES,
     Components,
     Totem,
@@ -42,7 +43,7 @@ from games.cibola.components import (
     load_components,
 )
 from geomsim.discrete import Deck, SealedChoices, rank_by, seat_order
-from geomsim.notation import Form, Notation
+from geomsim.notation import Form, Notation, one_of, whole
 from geomsim.reading import DataError, convert, short
 from geomsim.rules import (
     EMPTY_SPACE,
@@ -58,7 +59,6 @@ from geomsim.rules import (
 )
 
 CARDS_PER_ROUND = 4
-TOTEMS_REVEALED = 5
 SLOTS = "ABCD"
 _M = "games.cibola.rules"
 
@@ -180,6 +180,9 @@ class Send(Action):
     text = "send {explorers}"
     explorers: int
 
+    def __post_init__(self) -> None:
+        whole(self.explorers, "explorers")  # a negative count is read, and refused by the rules
+
 
 @dataclass(frozen=True)
 class Take(Action):
@@ -188,6 +191,9 @@ class Take(Action):
     kind = "take"
     text = "take {slot}"
     slot: str
+
+    def __post_init__(self) -> None:
+        one_of(self.slot, _LETTERS, "slot")  # any letter is read; the rules name the slots A-D
 
 
 @dataclass(frozen=True)
@@ -199,6 +205,10 @@ class PlaceRock(Action):
     column: str
     chamber: int
 
+    def __post_init__(self) -> None:
+        one_of(self.column, TREASURES, "column")
+        whole(self.chamber, "chamber")
+
 
 @dataclass(frozen=True)
 class ChooseTotem(Action):
@@ -207,6 +217,9 @@ class ChooseTotem(Action):
     kind = "totem"
     text = "totem {totem}"
     totem: int
+
+    def __post_init__(self) -> None:
+        whole(self.totem, "totem")
 
 
 @dataclass(frozen=True)
@@ -219,6 +232,11 @@ class MoveRock(Action):
     chamber: int
     direction: str  # "down" or "up"
 
+    def __post_init__(self) -> None:
+        one_of(self.column, TREASURES, "column")
+        whole(self.chamber, "chamber")
+        one_of(self.direction, tuple(DIRECTIONS), "direction")
+
 
 @dataclass(frozen=True)
 class CopyTotem(Action):
@@ -228,32 +246,25 @@ class CopyTotem(Action):
     text = "copy {totem}"
     totem: int
 
+    def __post_init__(self) -> None:
+        whole(self.totem, "totem")
+
 
 ACTION_TYPES = (Send, Take, PlaceRock, ChooseTotem, MoveRock, CopyTotem)
+_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")  # a slot as the text writes it, upper case
 
 
 DIRECTIONS = {"down": 1, "up": -1}
-def _column(name: str) -> str:
-    if name not in TREASURES:
-        raise ValueError(f"unknown column {name!r} (columns: {', '.join(TREASURES)})")
-    return name
-
-
-def _direction(word: str) -> str:
-    if word not in DIRECTIONS:
-        raise ValueError(f"direction must be 'down' or 'up', not {word!r}")
-    return word
-
 
 NOTATION = Notation("cibola", {
-    "send": Form("send N (a number of explorers)", r"send (-?\d+)", lambda m: Send(int(m[1]))),
+    "send": Form("send N (a number of explorers)", r"send (-?\d{1,12})", lambda m: Send(int(m[1]))),
     "take": Form("take SLOT (a letter A-D)", r"take ([a-z])", lambda m: Take(m[1].upper())),
-    "rock": Form("rock COLUMN CHAMBER, e.g. 'rock sundial 2'", r"rock (\w+) (-?\d+)",
-                 lambda m: PlaceRock(_column(m[1]), int(m[2]))),
-    "totem": Form("totem ID, e.g. 'totem 4'", r"totem (-?\d+)", lambda m: ChooseTotem(int(m[1]))),
-    "move": Form("move COLUMN CHAMBER down|up", r"move (\w+) (-?\d+) (\w+)",
-                 lambda m: MoveRock(_column(m[1]), int(m[2]), _direction(m[3]))),
-    "copy": Form("copy ID, e.g. 'copy 3'", r"copy (-?\d+)", lambda m: CopyTotem(int(m[1]))),
+    "rock": Form("rock COLUMN CHAMBER, e.g. 'rock sundial 2'", r"rock (\w+) (-?\d{1,12})",
+                 lambda m: PlaceRock(m[1], int(m[2]))),
+    "totem": Form("totem ID, e.g. 'totem 4'", r"totem (-?\d{1,12})", lambda m: ChooseTotem(int(m[1]))),
+    "move": Form("move COLUMN CHAMBER down|up", r"move (\w+) (-?\d{1,12}) (\w+)",
+                 lambda m: MoveRock(m[1], int(m[2]), m[3])),
+    "copy": Form("copy ID, e.g. 'copy 3'", r"copy (-?\d{1,12})", lambda m: CopyTotem(int(m[1]))),
 }, lowercase=True)
 
 
@@ -322,38 +333,6 @@ def _setup_error(field: str, message: str, rule: str | None = None) -> DataError
     return DataError(field, message + (f" ({rule})" if rule else ""))
 
 
-def validate_setup(components: Components, players: int, setup: Mapping[str, Any]) -> None:
-    """Raise `ValueError` naming the field unless `setup` is a legal start of play."""
-    deck = setup["deck"]
-    ids = {c.id for c in components.cards}
-    if not isinstance(deck, list) or sorted(deck) != sorted(ids):
-        raise _setup_error("deck", f"expected every card id once ({len(ids)} cards), got {short(deck)}")
-    decks = [components.card(c).deck for c in deck]
-    if decks != sorted(decks):
-        raise _setup_error("deck", "deck II cards must lie under every deck I card",
-                           "cibola/setup/decks")
-    pool = _totem_pool(components, setup["options"]["copy_totem"])
-    totems = setup["totems"]
-    if (not isinstance(totems, list) or len(totems) != min(TOTEMS_REVEALED, len(pool))
-            or len(set(totems)) != len(totems) or not set(totems) <= set(pool)):
-        raise _setup_error("totems", f"expected {TOTEMS_REVEALED} distinct ids of {pool}, got "
-                           f"{short(totems)}", "cibola/setup/totems")
-    torch = setup["torch"]
-    if isinstance(torch, bool) or not isinstance(torch, int) or not 0 <= torch < players:
-        raise _setup_error("torch", f"expected a player 0 to {players - 1}, got {short(torch)}",
-                           "cibola/setup/torch")
-    explorers, camp = setup["explorers"], setup["camp"]
-    if (not isinstance(explorers, list) or len(explorers) != players
-            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in explorers)):
-        raise _setup_error("explorers", f"expected {players} counts >= 0, got {short(explorers)}",
-                           "cibola/setup/explorers")
-    if isinstance(camp, bool) or not isinstance(camp, int) or camp < 0:
-        raise _setup_error("camp", f"expected a count >= 0, got {short(camp)}")
-    if sum(explorers) + camp != components.explorers:
-        raise _setup_error("explorers", f"players' {sum(explorers)} and the camp's {camp} must make "
-                           f"the {components.explorers} explorers", "cibola/setup/explorers")
-
-
 # -- the game ---------------------------------------------------------------------------------
 class Cibola(Game):
     """Treasures of Cibola: 8 rounds of discovering, sending and obtaining treasures."""
@@ -388,8 +367,11 @@ class Cibola(Game):
         if "totems" in setup and "boxed_totems" not in setup:
             full["boxed_totems"] = [t for t in _totem_pool(components, options["copy_totem"])
                                     if t not in setup["totems"]]
-        validate_setup(components, players, full)
-        return CibolaState.from_setup(self, components, players, full)
+        pool = _totem_pool(components, options["copy_totem"])
+        validation.check_setup(components, players, full, pool)
+        state = CibolaState.from_setup(self, components, players, full)
+        validation.check_made(state, pool)  # what is accepted reads back
+        return state
 
     def make_setup(self, players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:
         """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""
@@ -403,9 +385,8 @@ class Cibola(Game):
     def state_from_json(self, text: str) -> CibolaState:
         """The state that `CibolaState.to_json` wrote."""
         data, history = read_state_json(text, validation.StateDoc, "cibola state")
-        players = validation.check_counts(data)
         components = _components({"components": data["components"]} if data["components"] else {})
-        validation.check_items(data, components, _totem_pool(components, data["options"]["copy_totem"]))
+        players = validation.check_data(data, components, _totem_pool(components, data["options"]["copy_totem"]))
         state = CibolaState(self, components, players)
         state._load(data)
         validation.check_stage(state)

@@ -2,6 +2,11 @@
 types, ranges, lengths) and the invariants no legal play breaks (cards, explorers and totems
 conserved; rocks counted; the decision at hand one that can be made). A state that passes both
 plays on; anything else is a `DataError` naming the field.
+
+A setup is held to the same: its fields have the types of the state's fields they become, its
+items are conserved by the same checks (`check_cards`, `check_totems`, `check_explorers`), and
+the state made from it passes the reader's checks (`check_made`) before `new_state` returns it,
+so that every state `new_state` makes reads back.
 """
 
 from __future__ import annotations
@@ -10,16 +15,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
 
 import msgspec
-from msgspec import Meta
+from msgspec import UNSET, Meta, UnsetType
 
-from games.cibola.components import TREASURES, Components
-from geomsim.reading import DataError, index, require, same_items
+from games.cibola.components import MAX_ID, TOTEMS_REVEALED, TREASURES, Components
+from geomsim.reading import DataError, convert, index, require, same_items, short
 
 if TYPE_CHECKING:
     from geomsim.discrete import SealedChoices
 
-Id = Annotated[int, Meta(ge=0, le=100_000)]
-Count = Annotated[int, Meta(ge=0, le=100_000)]
+Id = Annotated[int, Meta(ge=0, le=MAX_ID)]
+Count = Annotated[int, Meta(ge=0, le=MAX_ID)]
+Player = Annotated[int, Meta(ge=0, le=3)]
 Ids = Annotated[list[Id], Meta(max_length=10_000)]
 PerPlayer = Annotated[list[Count], Meta(min_length=2, max_length=4)]
 Decision = tuple[Literal["take", "rock", "totem", "move", "copy"], Annotated[int, Meta(ge=0, le=3)], Id | None]
@@ -65,16 +71,18 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):
-    """A Cibola setup (`Cibola.new_state`): every field may be left out."""
+    """A Cibola setup (`Cibola.new_state`): every field may be left out. Each field has the type
+    of the state's field it becomes (``totems``: ``offer``), so that no setup holds a value the
+    state's reader refuses; `check_setup` says what is wrong with a value of the right type."""
 
-    # Types and sizes only: `validate_setup` says what is wrong with a value of the right type.
-    players: int | None = None
-    deck: Annotated[list[int], Meta(max_length=10_000)] | None = None
-    totems: Annotated[list[int], Meta(max_length=10_000)] | None = None
-    boxed_totems: Annotated[list[int], Meta(max_length=10_000)] | None = None
-    torch: int | None = None
-    explorers: Annotated[list[int], Meta(max_length=4)] | None = None
-    camp: int | None = None
+    # Left out, a field is drawn from the seed; null is not a value of any of these.
+    players: Annotated[int, Meta(ge=2, le=4)] | UnsetType = UNSET
+    deck: Ids | UnsetType = UNSET
+    totems: Ids | UnsetType = UNSET
+    boxed_totems: Ids | UnsetType = UNSET
+    torch: Count | UnsetType = UNSET  # below the number of players: `check_setup`
+    explorers: PerPlayer | UnsetType = UNSET
+    camp: Count | UnsetType = UNSET
     options: OptionsDoc | None = None
     components: dict[str, Any] | None = None
     data: str | None = None
@@ -96,16 +104,72 @@ def check_counts(data: dict[str, Any]) -> int:
     return players
 
 
+def check_cards(cards: list[int], comp: Components, path: str) -> None:
+    """Every card of the components once among `cards` (those of the deck and wherever else
+    cards lie): `DataError` at `path` otherwise."""
+    same_items(cards, [c.id for c in comp.cards], path, "cards")
+
+
+def check_explorers(explorers: int, comp: Components, path: str, where: str = "in the game",
+                    rule: str = "") -> None:
+    """`explorers` (players', camp's, temple's) are the components' explorers, all of them."""
+    require(explorers == comp.explorers, path, f"{explorers} explorers {where}, not the "
+            f"components' {comp.explorers}" + (f" ({rule})" if rule else ""))
+
+
+def check_totems(totems: list[int], pool: list[int], path: str) -> None:
+    """Every totem of `pool` (those in play) once among `totems` (revealed, boxed, taken)."""
+    same_items(totems, pool, path, "totems")
+
+
+def check_setup(comp: Components, players: int, setup: dict[str, Any], pool: list[int]) -> None:
+    """`DataError` naming the field unless `setup` (every field given, of the types of
+    `SetupDoc`) is a legal start of play with `pool` the totem ids in play."""
+    deck = setup["deck"]
+    check_cards(deck, comp, "deck")
+    decks = [comp.card(c).deck for c in deck]
+    require(decks == sorted(decks), "deck", "deck II cards must lie under every deck I card "
+            "(cibola/setup/decks)")
+    totems, revealed = setup["totems"], min(TOTEMS_REVEALED, len(pool))
+    require(len(totems) == revealed and len(set(totems)) == len(totems) and set(totems) <= set(pool),
+            "totems", f"expected {revealed} distinct ids of {pool}, got {short(totems)} (cibola/setup/totems)")
+    check_totems(totems + setup["boxed_totems"], pool, "boxed_totems")
+    require(setup["torch"] < players, "torch", f"expected a player 0 to {players - 1}, got "
+            f"{setup['torch']} (cibola/setup/torch)")
+    explorers, camp = setup["explorers"], setup["camp"]
+    require(len(explorers) == players, "explorers", f"expected {players} counts, got {short(explorers)} "
+            "(cibola/setup/explorers)")
+    check_explorers(sum(explorers) + camp, comp, "explorers", "with the players and in the camp",
+                    "cibola/setup/explorers")
+
+
+def check_data(data: dict[str, Any], comp: Components, pool: list[int]) -> int:
+    """The checks of a state's data (of the types of `StateDoc`) that `Cibola.state_from_json`
+    makes before it builds the state, and `check_made` of a state made from a setup; the number
+    of players."""
+    players = check_counts(data)
+    check_items(data, comp, pool)
+    return players
+
+
+def check_made(state: CibolaState, pool: list[int]) -> None:
+    """What `Cibola.state_from_json` checks of a state read back (the schema, `check_data`,
+    `check_stage`), checked of a state made otherwise (from a setup): a state that passes
+    reads back."""
+    data = state.to_dict()
+    convert(data, StateDoc)
+    check_data(data, state.components, pool)
+    check_stage(state)
+
+
 def check_items(data: dict[str, Any], comp: Components, pool: list[int]) -> None:
     """Cards, explorers and totems conserved, rocks counted (`pool`: the totem ids in play):
     `DataError` naming the field that breaks one."""
     found = data["deck"] + [c for c in data["row"] if c is not None] + data["box"]
-    same_items(found + [c for hand in data["hands"] for c in hand], [c.id for c in comp.cards], "deck", "cards")
-    explorers = sum(data["explorers"]) + data["camp"] + sum(data["in_temple"])
-    require(explorers == comp.explorers, "explorers",
-            f"{explorers} explorers in the game, not the components' {comp.explorers}")
+    check_cards(found + [c for hand in data["hands"] for c in hand], comp, "deck")
+    check_explorers(sum(data["explorers"]) + data["camp"] + sum(data["in_temple"]), comp, "explorers")
     taken = [t for ts in data["totems"] for t in ts]
-    same_items(data["offer"] + data["boxed_totems"] + taken, pool, "offer", "totems")
+    check_totems(data["offer"] + data["boxed_totems"] + taken, pool, "offer")
     require(set(data["used"]) <= set(taken), "used", "only totems a player took are used")
     require(all(t in pool for ts in data["copies"] for t in ts), "copies", "a copy is of a totem in play")
     temple = data["temple"]

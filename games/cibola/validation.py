@@ -152,7 +152,7 @@ def check_data(data: dict[str, Any], comp: Components, pool: list[int]) -> int:
     return players
 
 
-def check_made(state: CibolaState, pool: list[int]) -> None:
+def check_made(state: Staged, pool: list[int]) -> None:
     """What `Cibola.state_from_json` checks of a state read back (the schema, `check_data`,
     `check_stage`), checked of a state made otherwise (from a setup): a state that passes
     reads back."""
@@ -188,8 +188,12 @@ def check_items(data: dict[str, Any], comp: Components, pool: list[int]) -> None
 
 
 class Staged(Protocol):
-    """What `check_stage` reads of a state (`games.cibola.rules.CibolaState`), named here
-    because the rules import this module: the check must not import them back."""
+    """What `check_stage` and `check_made` read of a state (`games.cibola.rules.CibolaState`),
+    named here because the rules import this module: the checks must not import them back."""
+
+    @property
+    def components(self) -> Components: ...
+    def to_dict(self) -> Any: ...
 
     @property
     def num_players(self) -> int: ...

@@ -38,7 +38,7 @@ class Command(click.Command):
 
 def command(name: str) -> Callable[[F], Command]:
     """`click.command(name)` making a `Command`."""
-    return click.command(name, cls=Command)  # type: ignore[return-value]
+    return click.command(name, cls=Command)
 
 
 class OutputPath(click.ParamType):

@@ -13,6 +13,7 @@ import pytest
 
 import geomsim
 from geomsim import cli as cli_module
+from geomsim.cli import common as cli_common
 from geomsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,7 +158,7 @@ def test_an_output_the_command_cannot_write_is_refused_before_any_work(argv, mes
     def no_work(*args, **kwargs):
         raise AssertionError("the command started work")
 
-    monkeypatch.setattr(cli_module, "load_game", no_work)
+    monkeypatch.setattr(cli_common, "load_game", no_work)
     monkeypatch.chdir(ROOT)
     assert main(argv) == 2
     err = capsys.readouterr().err

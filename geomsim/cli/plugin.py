@@ -24,6 +24,8 @@ def _option(option: Option) -> click.Option:
     if option.kind == "flag":
         return click.Option(list(option.decls), is_flag=True, help=option.help or None)
     kind = click.IntRange(*option.range) if option.range else _TYPES[option.kind]
-    return click.Option(list(option.decls), type=kind, default=option.default,
-                        required=option.required, show_default=option.show_default,
-                        help=option.help or None)
+    # No default is not a default of None: click takes an explicit None as a value given, and a
+    # required option would then be satisfied without being given.
+    default = {} if option.default is None else {"default": option.default}
+    return click.Option(list(option.decls), type=kind, required=option.required,
+                        show_default=option.show_default, help=option.help or None, **default)

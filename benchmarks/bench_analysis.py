@@ -36,11 +36,11 @@ from geomsim.analysis import (
     Batch,
     Pool,
     dask_pool,
-    lineup_of,
     local_pool,
     run_batch,
     run_games,
 )
+from geomsim.batch import lineup_of
 
 
 def timed_batch(batch: Batch, pool: Pool, chunk: int | None = None) -> float:

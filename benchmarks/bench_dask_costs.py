@@ -29,7 +29,8 @@ from typing import Any
 
 import psutil
 
-from geomsim.analysis import Batch, dask_pool, lineup_of, local_pool, run_batch
+from geomsim.analysis import dask_pool, local_pool, run_batch
+from geomsim.batch import Batch, lineup_of
 from geomsim.dask_workers import BATCH_PERIODS_MS
 
 DASK_PERIODS_MS = {"tick": 20, "memory_monitor": 100, "monitor": 500}  # Dask's defaults

@@ -1,5 +1,6 @@
 """geomsim: exact models of tabletop games under one rules interface."""
 
+from geomsim.errors import InputError
 from geomsim.reading import DataError
 from geomsim.registry import UnknownGame, list_games, load_game
 from geomsim.rules import (
@@ -21,6 +22,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Action", "ActionSpace", "ContinuousActionSpace", "DataError", "Event", "FiniteActionSpace", "Game",
-    "IllegalAction", "Playouts", "Rule", "State", "UnknownGame", "Verdict", "Violation", "list_games",
-    "load_game", "__version__",
+    "IllegalAction", "InputError", "Playouts", "Rule", "State", "UnknownGame", "Verdict", "Violation",
+    "list_games", "load_game", "__version__",
 ]

@@ -1,6 +1,8 @@
 """`python -m geomsim`: the command line, as the `geomsim` command."""
 
+import sys
+
 from geomsim.cli import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

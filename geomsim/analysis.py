@@ -20,7 +20,6 @@ or on the order in which games finish (only their ``seconds`` does).
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import math
@@ -34,17 +33,19 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 import numpy as np
 
 from geomsim import stats
+from geomsim.batch import Batch
 from geomsim.bots import make_bot, play_compiled, play_game
-from geomsim.cli import MAX_SEED, SEED, OutputPath, UserError, read_json
+from geomsim.errors import InputError
 from geomsim.files import WriteError, read_bytes, write_error, write_text
+from geomsim.moved import moved
+from geomsim.reading import read_file
 from geomsim.registry import load_game
 from geomsim.rules import Game
 
@@ -57,67 +58,26 @@ _MOVED_TO_STATS = frozenset({"Z95", "wilson", "describe", "Summary", "summarize"
 
 
 def __getattr__(name: str) -> Any:
-    """The statistics that moved to `geomsim.stats`, still found here for one release."""
+    """The names that moved (statistics to `geomsim.stats`, `lineup_of` to `geomsim.batch`,
+    the command to `geomsim.cli.analyze`), still found here for one release."""
     if name in _MOVED_TO_STATS:
         warnings.warn(f"geomsim.analysis.{name} moved to geomsim.stats.{name}; import it from "
                       "there (the old name goes in the next release)", DeprecationWarning,
                       stacklevel=2)
         return getattr(stats, name)
+    if name == "lineup_of":
+        from geomsim.batch import lineup_of
+
+        return moved("geomsim.analysis.lineup_of", "geomsim.batch.lineup_of", lineup_of)
+    if name == "analyze_command":
+        from geomsim.cli.analyze import analyze_command
+
+        return moved("geomsim.analysis.analyze_command", "geomsim.cli.analyze.analyze_command",
+                     analyze_command)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- the batch -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Batch:
-    """What to play: `games` games of `game` from seed `seed` with a line-up of bots.
-
-    `bots` has one spec per seat; with `rotate`, game i seats them shifted by i places, so
-    each bot plays each seat equally often over `players` consecutive games.
-    `start` is the JSON of a state to start every game from (a scenario's end), `start_name`
-    names where it came from.
-    """
-
-    game: str
-    players: int
-    bots: tuple[str, ...]
-    seed: int = 0
-    games: int = 100
-    rotate: bool = True
-    start: str | None = None
-    start_name: str | None = None
-    max_steps: int = 100_000
-    compiled: bool = False  # random line-ups played by the game's compiled random player
-
-    def lineup(self, seed: int) -> list[str]:
-        """The bot spec of each seat in the game of `seed`."""
-        shift = (seed - self.seed) % self.players if self.rotate else 0
-        return [self.bots[(s + shift) % self.players] for s in range(self.players)]
-
-    def seeds(self) -> range:
-        """The seeds of the batch's games, in order."""
-        return range(self.seed, self.seed + self.games)
-
-    def record(self) -> dict[str, Any]:
-        """The parameters as written to ``batch.json`` (the start state by its hash)."""
-        data = asdict(self)
-        data["bots"] = list(self.bots)
-        data["start"] = None if self.start is None else _digest(self.start)
-        return data
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def lineup_of(bots: Sequence[str], players: int) -> tuple[str, ...]:
-    """One bot spec per seat from a list given for fewer seats (repeated in turn)."""
-    if not bots:
-        raise ValueError("--bots: name at least one bot")
-    if len(bots) > players:
-        raise ValueError(f"--bots: {len(bots)} bots for {players} players")
-    return tuple(bots[s % len(bots)] for s in range(players))
 
 
 def resolve_game(spec: str) -> Game:
@@ -281,18 +241,18 @@ def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
     try:
         from distributed import Client
     except ImportError:
-        raise UserError("--scheduler needs Dask: pip install 'geomsim[distributed]'") from None
+        raise InputError("--scheduler needs Dask: pip install 'geomsim[distributed]'") from None
     _quiet_dask()
     try:
         client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as e:
-        raise UserError(f"--scheduler {address}: cannot connect: {e}") from None
+        raise InputError(f"--scheduler {address}: cannot connect: {e}") from None
     try:
         client.wait_for_workers(1, timeout=worker_timeout)
     except (TimeoutError, OSError):
         client.close()
-        raise UserError(f"--scheduler {address}: no worker joined within {worker_timeout:g} s "
-                        f"(start one with: dask worker {address})") from None
+        raise InputError(f"--scheduler {address}: no worker joined within {worker_timeout:g} s "
+                         f"(start one with: dask worker {address})") from None
     threads = sum(client.nthreads().values()) or 1
     from geomsim.dask_workers import BatchNannies, BatchWorkers
 
@@ -369,7 +329,7 @@ def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
     Every row is written as one line ending in a newline, so text after the last newline is a
     row cut short by a kill (NUL bytes at the end: blocks a power loss left unwritten). With
     `repair` the file is truncated to its complete rows, so that appending continues on a fresh
-    line. A bad complete line (not JSON, not a row, a seed seen before) is a `UserError`
+    line. A bad complete line (not JSON, not a row, a seed seen before) is an `InputError`
     naming the file and the line.
     """
     try:
@@ -377,7 +337,7 @@ def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
     except FileNotFoundError:
         return []
     except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
     end = data.rstrip(b"\0").rfind(b"\n") + 1
     rows: list[dict[str, Any]] = []
     lines: dict[int, int] = {}  # seed -> line
@@ -389,7 +349,7 @@ def read_rows(path: Path, repair: bool = False) -> list[dict[str, Any]]:
             if row["seed"] in lines:
                 raise ValueError(f"seed {row['seed']} is also the row of line {lines[row['seed']]}")
         except ValueError as e:
-            raise UserError(f"{path}: line {number}: {e}") from None
+            raise InputError(f"{path}: line {number}: {e}") from None
         lines[row["seed"]] = number
         rows.append(row)
     if repair and end != len(data):
@@ -637,9 +597,9 @@ def _check_rows_fit(batch: Batch, rows: Sequence[dict[str, Any]], path: Path) ->
     outside = [r["seed"] for r in rows if r["seed"] not in seeds]
     if outside:
         needed = max(outside) - batch.seed + 1
-        raise UserError(f"{path} holds {len(rows)} games, up to seed {max(outside)}, more than "
-                        f"this batch of {batch.games} from seed {batch.seed}: resume with --games "
-                        f"{needed} or more, or start over with --force")
+        raise InputError(f"{path} holds {len(rows)} games, up to seed {max(outside)}, more than "
+                         f"this batch of {batch.games} from seed {batch.seed}: resume with --games "
+                         f"{needed} or more, or start over with --force")
 
 
 class Stopped(Exception):
@@ -734,168 +694,36 @@ def scenario_start(path: Path, game_spec: str) -> tuple[int, str]:
         scenario = load_scenario(path, load=resolve_game)
         state = scenario.state_at("end")
     except (ValueError, KeyError) as e:  # ScenarioError, IllegalAction: one line each
-        raise UserError(f"--from {path}: {e}") from None
+        raise InputError(f"--from {path}: {e}") from None
     game = resolve_game(game_spec)
     if scenario.game is not game and scenario.game.name != game.name:
-        raise UserError(f"--from {path}: the scenario plays {scenario.game.name}, not {game.name}")
+        raise InputError(f"--from {path}: the scenario plays {scenario.game.name}, not {game.name}")
     if state.is_over():
-        raise UserError(f"--from {path}: the game is already over at the end of the scenario")
+        raise InputError(f"--from {path}: the game is already over at the end of the scenario")
     return scenario.players, state.to_json()
 
 
-# -- the command -----------------------------------------------------------------------------------
+# -- resuming --------------------------------------------------------------------------------------
 
 
-def _default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def _batch_from_options(game_name: str, players: int | None, bots: str, games: int, seed: int,
-                        scenario: Path | None, fixed_seats: bool, max_steps: int,
-                        compiled: bool = False) -> Batch:
-    try:
-        game = resolve_game(game_name)
-    except Exception as e:
-        raise UserError(str(e) if ":" not in game_name else f"{game_name}: {e}") from None
-    start = None if scenario is None else scenario_start(scenario, game_name)
-    if start is not None and players not in (None, start[0]):
-        raise UserError(f"--players {players}: the scenario {scenario} has {start[0]} players")
-    players = players or (start[0] if start else game.max_players)
-    if seed + games - 1 > MAX_SEED:  # game i plays seed + i
-        raise UserError(f"--seed {seed} with --games {games}: the last game's seed "
-                        f"{seed + games - 1} is over {MAX_SEED}")
-    specs = [b.strip() for b in bots.split(",") if b.strip()]
-    try:
-        game.check_players(players)
-        lineup = lineup_of(specs, players)
-        for spec in set(lineup):
-            make_bot(spec, game)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    if compiled:
-        try:
-            game.require_playouts()
-        except NotImplementedError as e:
-            raise UserError(f"--compiled: {e}") from None
-    if compiled and set(lineup) != {"random"}:
-        raise UserError(f"--compiled plays random players only, not {', '.join(sorted(set(lineup) - {'random'}))}")
-    return Batch(game_name, players, lineup, seed, games, not fixed_seats,
-                 None if start is None else start[1],
-                 None if scenario is None else str(scenario), max_steps, compiled)
-
-
-def _check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
+def check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
     """Refuse to mix batches: resume only the same batch; never overwrite rows unasked."""
     rows = out / ROWS
     if not resume:
         if rows.exists() and rows.stat().st_size and not force:
-            raise UserError(f"{rows} already holds games: add --resume to continue that batch "
+            raise InputError(f"{rows} already holds games: add --resume to continue that batch "
                               "or --force to start over")
         return
     recorded = out / BATCH
     if not recorded.exists():
         if rows.exists() and rows.stat().st_size:
-            raise UserError(f"--resume: {recorded} is missing, cannot tell which batch {rows} holds")
+            raise InputError(f"--resume: {recorded} is missing, cannot tell which batch {rows} holds")
         return
-    old = read_json(recorded)
+    old = read_file(recorded)
     if not isinstance(old, dict):
-        raise UserError(f"{recorded}: line 1: not a batch record (a JSON object)")
+        raise InputError(f"{recorded}: line 1: not a batch record (a JSON object)")
     new = batch.record()
     for key, value in new.items():
         if key not in ("games", "start_name") and old.get(key) != value:
-            raise UserError(f"--resume: {out} holds another batch: {key} was {old.get(key)!r}, "
+            raise InputError(f"--resume: {out} holds another batch: {key} was {old.get(key)!r}, "
                               f"now {value!r}")
-
-
-def _kept(written: int, total: int, output: Path) -> str:
-    return (f"{written} of {total} games are in {output / ROWS}; run the same command with "
-            "--resume to continue")
-
-
-@click.command("analyze")
-@click.argument("game_name", metavar="GAME")
-@click.option("--players", "-p", type=int, default=None,
-              help="Number of players (default: the scenario's, else the game's maximum).")
-@click.option("--bots", "-b", default="random", show_default=True,
-              help="Comma-separated bots by seat, repeated to fill the seats: random, greedy[:K], "
-                   "ismcts[:N|:Ts][:D] (see docs/analysis.md).")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Number of games.")
-@click.option("--seed", "-s", type=SEED, default=0, show_default=True,
-              help="Seed of the first game; game i uses seed + i.")
-@click.option("--from", "scenario", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Start every game where this scenario's steps end.")
-@click.option("--workers", "-w", type=click.IntRange(min=1), default=None,
-              help="Local worker processes (default: one per core; 1 runs in this process).")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786).")
-@click.option("-o", "--output", type=OutputPath(folder=True),
-              default=Path("results"), show_default=True, help="Folder for rows, summary and plot.")
-@click.option("--worker-timeout", type=click.FloatRange(min=0), default=30.0, show_default=True,
-              help="With --scheduler: seconds to wait for a Dask worker, at the start or when "
-                   "the cluster has none left.")
-@click.option("--resume", is_flag=True, help="Continue the batch in the output folder.")
-@click.option("--force", is_flag=True, help="Start over, replacing the rows in the output folder.")
-@click.option("--fixed-seats", is_flag=True,
-              help="Keep each bot in its seat (default: rotate the line-up by one seat a game).")
-@click.option("--chunk", type=click.IntRange(min=1), default=None,
-              help="Games per task (default: automatic, about 0.1 s of play a task).")
-@click.option("--max-steps", type=click.IntRange(min=1), default=100_000, show_default=True,
-              help="Stop a game after this many decisions (it is recorded as unfinished).")
-@click.option("--progress/--no-progress", default=None,
-              help="Show a progress bar on stderr (default: when stderr is a terminal).")
-@click.option("--no-plot", is_flag=True, help="Skip analysis.png.")
-@click.option("--compiled", is_flag=True,
-              help="Play random line-ups with the game's compiled random player: the same law of "
-                   "games, many times faster, to the end (--max-steps does not apply), without "
-                   "game figures (Cibola, Aztekz).")
-@click.option("--report", "report", is_flag=True,
-              help="Also write OUTPUT/report.html (see geomsim report).")
-def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
-                    scenario: Path | None, workers: int | None, scheduler: str | None,
-                    output: Path, worker_timeout: float, resume: bool, force: bool,
-                    fixed_seats: bool, chunk: int | None, max_steps: int, progress: bool | None,
-                    no_plot: bool, compiled: bool, report: bool) -> None:
-    """Play many games of GAME with bots and summarize who wins.
-
-    Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md,
-    metrics.json, metrics.md and analysis.png (and report.html with --report). Ctrl-C keeps
-    the rows written; --resume continues.
-    """
-    if workers is not None and scheduler is not None:
-        raise UserError("give --workers or --scheduler, not both")
-    if resume and force:
-        raise UserError("give --resume or --force, not both")
-    batch = _batch_from_options(game_name, players, bots, games, seed, scenario, fixed_seats,
-                                max_steps, compiled)
-    _check_resume(output, batch, resume, force)
-    pool = (dask_pool(scheduler, worker_timeout) if scheduler
-            else local_pool(workers or _default_workers()))
-    try:
-        rows = run_batch(batch, output, pool, resume=resume, chunk=chunk, progress=progress)
-    except Interrupted as e:
-        click.echo(f"geomsim: interrupted: {_kept(e.written, e.total, output)}", err=True)
-        raise click.exceptions.Exit(130) from None
-    except Stopped as e:
-        raise UserError(f"{e.reason}; {_kept(e.written, e.total, output)}") from None
-    pool.close()
-    summary = write_summary(output, rows, plot=not no_plot)
-    click.echo(stats.summary_markdown(summary))
-    _write_metrics_and_report(output, rows, report)
-    click.echo(f"wrote {output / ROWS}, summary.json, summary.md"
-               + ("" if no_plot else ", analysis.png") + ", metrics.json, metrics.md"
-               + (", report.html" if report else ""))
-
-
-def _write_metrics_and_report(output: Path, rows: Sequence[dict[str, Any]], report: bool) -> None:
-    """The batch's metrics (`geomsim.metrics`), printed, and with `report` its report."""
-    from geomsim.metrics import metrics_markdown, write_metrics
-
-    click.echo(metrics_markdown(write_metrics(output, rows)))
-    if report:
-        from geomsim.report import write_report
-
-        write_report(output, output / "report.html")

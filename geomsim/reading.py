@@ -23,15 +23,19 @@ from typing import Any, TypeVar, overload
 import msgspec
 import orjson
 
+from geomsim.errors import InputError
 from geomsim.files import TooLarge, read_bytes
 
 T = TypeVar("T")
 
 MAX_JSON_BYTES = 32 * 2**20  # a 4-player Anasazi state late in a game is about 60 kB
 MAX_HISTORY = 100_000  # history entries of one state (a random Aztekz game has about 700)
+# The seeds a game's compiled random player takes (numba's generators keep only 32 bits), so that
+# one seed means one game everywhere: every --seed, a batch's last game and a served new game.
+MAX_SEED = 2**32 - 1
 
 
-class DataError(ValueError):
+class DataError(InputError):
     """Game data that cannot be read back (a state's JSON, a setup, an action's JSON): `path` is
     the field (``hands[2].red``, empty for the whole text), `problem` says what is wrong or which
     limit it exceeds. One line: ``hands[2].red: expected an integer, got 'x'``."""

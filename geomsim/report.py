@@ -1,4 +1,4 @@
-"""A batch's report in one file: `geomsim report RESULTS_DIR -o report.html` (or ``.pdf``).
+"""A batch's report in one file (`geomsim report RESULTS_DIR -o report.html`, or ``.pdf``).
 
 The report holds the command that made the batch (rebuilt from ``batch.json``), the win rates
 by bot and by seat with their 95% intervals, scores and game lengths (`analysis.plot_summary`),
@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
 import numpy as np
 
 from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game
-from geomsim.cli import OutputPath, UserError
+from geomsim.errors import InputError
 from geomsim.files import atomic_path
 from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
-from geomsim.reading import DataError, read_file, short
+from geomsim.moved import moved
+from geomsim.reading import read_file, short
 from geomsim.stats import summarize
 
 FORMATS = (".html", ".pdf")
@@ -75,7 +75,7 @@ def build_report(results: Path, moments: bool = True) -> Report:
     """The report of the batch in `results` (``games.jsonl``, ``batch.json``)."""
     rows = read_rows(results / ROWS)
     if not rows:
-        raise UserError(f"{results / ROWS}: no games to report")
+        raise InputError(f"{results / ROWS}: no games to report")
     record = _record(results)
     summary, found = summarize(rows), metrics(rows)
     command = batch_command(record) if record else "(no batch.json: the command is not known)"
@@ -96,12 +96,10 @@ def _record(results: Path) -> dict[str, Any] | None:
         return None
     try:
         record = read_file(path)
-    except DataError as e:
-        raise UserError(str(e)) from None
     except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
     if not isinstance(record, dict):
-        raise UserError(f"{path}: expected the batch record (a mapping), got {short(record)}")
+        raise InputError(f"{path}: expected the batch record (a mapping), got {short(record)}")
     return record
 
 
@@ -277,8 +275,8 @@ def write_pdf(report: Report, path: Path) -> None:
 def write_report(results: Path, out: Path, moments: bool = True) -> Path:
     """Write the report of the batch in `results` to `out` (``.html`` or ``.pdf``)."""
     if out.suffix.lower() not in FORMATS:
-        raise UserError(f"{out}: the report is written as {' or '.join(FORMATS)}, "
-                          f"not {out.suffix or 'a file without a suffix'}")
+        raise InputError(f"{out}: the report is written as {' or '.join(FORMATS)}, "
+                         f"not {out.suffix or 'a file without a suffix'}")
     report = build_report(results, moments)
     if out.suffix.lower() == ".pdf":
         write_pdf(report, out)
@@ -289,14 +287,10 @@ def write_report(results: Path, out: Path, moments: bool = True) -> Path:
     return out
 
 
-@click.command("report")
-@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("-o", "--output", type=OutputPath(FORMATS), default=None,
-              help="The report file, .html or .pdf (default: RESULTS/report.html).")
-@click.option("--no-moments", is_flag=True,
-              help="Do not replay and draw a typical and the longest game.")
-def report_command(results: Path, output: Path | None, no_moments: bool) -> None:
-    """Write one self-contained report (HTML or PDF) of the batch in RESULTS: the command,
-    win rates, scores, lengths, metrics and drawn moments."""
-    path = write_report(results, output or results / "report.html", moments=not no_moments)
-    click.echo(f"wrote {path}")
+def __getattr__(name: str) -> Any:
+    """`report_command`, moved to `geomsim.cli.report`, still found here for one release."""
+    if name == "report_command":
+        from geomsim.cli.report import report_command
+
+        return moved(f"{__name__}.{name}", "geomsim.cli.report.report_command", report_command)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,17 +24,13 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import msgspec
 import numpy as np
 import orjson
 
 from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, join, short
-
-
-if TYPE_CHECKING:
-    from geomsim.encoding import Encoding
 
 ENGINE_TURN_RULE = "engine/turn"
 ENGINE_FORM_RULE = "engine/form"
@@ -334,6 +330,50 @@ class Playouts:
         """The decisions of game `game`, as (player, action) pairs to replay through `apply`."""
         rows = self.log[self.offsets[game]:self.offsets[game + 1]]
         return [(int(player), self.decode(int(code))) for player, code, _ in rows]
+
+
+class Encoding(ABC):
+    """A game's fixed integer action ids and observation tensor, for one player count.
+
+    Ids are stable across versions and player counts (an action keeps its id; more players add
+    ids at the end); each game documents its layout in docs/ecosystem.md. For a continuous game
+    the ids name a documented discretisation of its actions, whose legality `legal_ids` judges
+    with the rules (`State.check`).
+    """
+
+    players: int
+    num_distinct_actions: int
+    observation_shape: tuple[int, ...]
+    max_game_length: int  # a bound on the decisions of any game (each simultaneous one counts)
+    exhaustive: bool = True  # every legal action has an id (False for a discretisation)
+
+    @abstractmethod
+    def action_id(self, action: Action) -> int:
+        """The id of `action`; `ValueError` when it has none (outside the discretisation)."""
+
+    @abstractmethod
+    def action_from_id(self, i: int) -> Action:
+        """The action with id `i`; `ValueError` for an id out of range."""
+
+    @abstractmethod
+    def observation_tensor(self, state: State, player: Player) -> np.ndarray:
+        """What `player` may know of `state` as a float32 array of `observation_shape`: a
+        function of `state.observe(player)` alone."""
+
+    def legal_ids(self, state: State, player: Player) -> list[int]:
+        """The ids of the legal actions of `player` in `state`, ascending (finite spaces)."""
+        space = state.legal_actions(player)
+        if not isinstance(space, FiniteActionSpace):
+            raise NotImplementedError(f"{state.game.name}: legal ids of a continuous space need "
+                                      "a discretisation (override Encoding.legal_ids)")
+        return sorted(self.action_id(a) for a in space)
+
+    def check_id(self, i: int) -> int:
+        """`i` as an int when it is an id of this encoding, else `ValueError`."""
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not (
+                0 <= i < self.num_distinct_actions):
+            raise ValueError(f"action id must be 0 to {self.num_distinct_actions - 1}, not {i!r}")
+        return int(i)
 
 
 HistoryEntry = tuple[Player, Action, list[Event]]

@@ -25,12 +25,13 @@ from geomsim.analysis import (
     Stopped,
     _Chunker,
     dask_pool,
-    lineup_of,
     local_pool,
     read_rows,
     run_batch,
     write_summary,
 )
+from geomsim.batch import lineup_of
+from geomsim.errors import InputError
 from geomsim.stats import summarize, summary_markdown, wilson
 from tests.toygames import BidGame, GridGame
 
@@ -155,7 +156,7 @@ def test_a_scheduler_without_workers_is_refused_after_a_bounded_wait(tmp_path: P
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
         start = time.monotonic()
-        with pytest.raises(cli.UserError, match="no worker joined within 0.5 s "
+        with pytest.raises(InputError, match="no worker joined within 0.5 s "
                            r"\(start one with: dask worker \S+\)$"):
             dask_pool(cluster.scheduler_address, worker_timeout=0.5)
         assert time.monotonic() - start < 5
@@ -418,9 +419,9 @@ def test_a_malformed_row_is_one_line_naming_the_file_and_line(change, message, t
     change(row)
     path = tmp_path / "games.jsonl"
     path.write_text(json.dumps(_good_row()) + "\n" + json.dumps(row) + "\n")
-    with pytest.raises(cli.UserError) as caught:
+    with pytest.raises(InputError) as caught:
         read_rows(path)
-    assert caught.value.message == f"{path}: {message}"
+    assert str(caught.value) == f"{path}: {message}"
 
 
 @pytest.mark.parametrize("line, message", [
@@ -431,7 +432,7 @@ def test_a_malformed_row_is_one_line_naming_the_file_and_line(change, message, t
 def test_a_line_that_is_no_row_is_refused_at_once(line, message, tmp_path) -> None:
     path = tmp_path / "games.jsonl"
     path.write_text(line + "\n")
-    with pytest.raises(cli.UserError, match=re.escape(message)):
+    with pytest.raises(InputError, match=re.escape(message)):
         read_rows(path)
 
 

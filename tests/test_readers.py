@@ -18,9 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from geomsim.bots import MAX_ITERATIONS, MAX_ROLLOUT_DEPTH, MAX_SAMPLES, MAX_SECONDS, make_bot
-from geomsim.cli import MAX_SEED, SEED
+from geomsim.cli.common import SEED
 from geomsim.files import TooLarge, read_bytes
-from geomsim.reading import MAX_JSON_BYTES, DataError, read_file
+from geomsim.reading import MAX_JSON_BYTES, MAX_SEED, DataError, read_file
 from geomsim.registry import load_game
 from geomsim.scenario import ScenarioError
 from geomsim.scenario.source import parse_yaml, schema

@@ -13,6 +13,7 @@ import pytest
 
 import geomsim
 from geomsim import cli as cli_module
+from geomsim.cli import common as cli_common
 from geomsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,6 +131,48 @@ def test_a_broken_command_module_is_reported_not_hidden(tmp_path, monkeypatch, c
     assert "No such command 'absent'" in capsys.readouterr().err
 
 
+GAME_COMMAND = """
+from geomsim.commands import Command, Option, echo
+from geomsim.errors import InputError
+
+def run(count, label, loud, seed):
+    if count == 13:
+        raise InputError(f"--count: {count} is unlucky")
+    echo(f"{label} x{count} seed {seed}" + ("!" if loud else ""))
+
+command = Command("lucky", \"\"\"Say a label COUNT times.
+
+    Longer help.\"\"\", run, (
+    Option(("--count", "-c"), "int", default=2, show_default=True, range=(1, 20), help="How many."),
+    Option(("--name", "label"), required=True, help="The label."),
+    Option(("--loud",), "flag", help="Shout."),
+    Option(("--seed",), "seed", default=0, help="A seed."),
+))
+"""
+
+
+def test_a_game_command_declared_as_data_runs_as_a_click_command(tmp_path, monkeypatch, capsys):
+    """A game's command is `geomsim.commands` data (no click in the game); the command line makes
+    it a click command: options typed and ranged, help, and an InputError as one line, exit 2."""
+    (tmp_path / "luckycmd.py").write_text(GAME_COMMAND)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli_module.LAZY_COMMANDS, "lucky", "luckycmd:command")
+    assert main(["lucky", "--name", "x", "-c", "3", "--loud", "--seed", "9"]) == 0
+    assert capsys.readouterr().out == "x x3 seed 9!\n"
+    assert main(["--help"]) == 0
+    assert "lucky    Say a label COUNT times." in capsys.readouterr().out
+    assert main(["lucky", "--help"]) == 0
+    shown = capsys.readouterr().out
+    assert "Longer help." in shown and "-c, --count INTEGER RANGE  How many.  [default: 2; 1<=x<=20]" in shown
+    assert main(["lucky", "--name", "x", "-c", "13"]) == 2
+    assert capsys.readouterr().err == "geomsim: error: --count: 13 is unlucky\n"
+    for argv, problem in ((["lucky", "-c", "3"], "Missing option '--name'"),
+                          (["lucky", "--name", "x", "-c", "21"], "21 is not in the range 1<=x<=20"),
+                          (["lucky", "--name", "x", "--seed", "-1"], "-1 is not in the range 0<=x<=4294967295")):
+        assert main(argv) == 2
+        assert problem in capsys.readouterr().err
+
+
 def test_a_command_entry_that_is_not_a_command_is_named(tmp_path, monkeypatch, capsys):
     (tmp_path / "notacmd.py").write_text("command = 42\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -157,7 +200,7 @@ def test_an_output_the_command_cannot_write_is_refused_before_any_work(argv, mes
     def no_work(*args, **kwargs):
         raise AssertionError("the command started work")
 
-    monkeypatch.setattr(cli_module, "load_game", no_work)
+    monkeypatch.setattr(cli_common, "load_game", no_work)
     monkeypatch.chdir(ROOT)
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from geomsim import cli
-from geomsim.cli import UserError
+from geomsim.errors import InputError
 from geomsim.report import batch_command, write_report
 
 
@@ -108,7 +108,7 @@ def test_batch_command_replays_the_batch_record():
 def test_report_refuses_other_formats_and_empty_folders(results, tmp_path, capsys):
     assert cli.main(["report", str(results), "-o", str(tmp_path / "r.docx")]) == 2
     assert "r.docx: give a name ending in .html, .pdf" in capsys.readouterr().err
-    with pytest.raises(UserError, match="the report is written as .html or .pdf, not .docx"):
+    with pytest.raises(InputError, match="the report is written as .html or .pdf, not .docx"):
         write_report(results, tmp_path / "r.docx")
     assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "r.html")]) == 2
     assert "no games to report" in capsys.readouterr().err

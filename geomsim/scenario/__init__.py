@@ -18,7 +18,7 @@ Every error in a file is a `ScenarioError` whose text names the file, the line a
 
 Modules: `source` (errors, YAML with line numbers, the schema), `model` (the loaded scenario),
 `load`, `expect` (expectation kinds), `run` (outputs, reports), `log` (game logs, replay),
-`commands` (the CLI).
+and `commands`, the old path of the commands now in `geomsim.cli.scenario`.
 """
 
 from geomsim.scenario.expect import CORE_EXPECTATIONS, Moment, evaluate

@@ -1,98 +1,20 @@
-"""The `geomsim run`, `check` and `replay` commands."""
+"""The old place of the `geomsim run`, `check` and `replay` commands, now in
+`geomsim.cli.scenario`: their names are still found here, with a DeprecationWarning, for one
+release."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
-import click
+from geomsim.moved import moved
 
-from geomsim.cli import OutputPath, UserError
-from geomsim.scenario.load import load_scenario
-from geomsim.scenario.log import read_log, replay
-from geomsim.scenario.model import Scenario
-from geomsim.scenario.run import run_scenario
-from geomsim.scenario.source import ScenarioError
+_MOVED = frozenset({"run_command", "check_command", "replay_command"})
 
 
-def _load_all(files: Sequence[Path]) -> tuple[list[Scenario], int]:
-    """Load each file (a folder: the *.yaml files below it); print one line per malformed file
-    or empty folder; return the scenarios and the number of errors."""
-    scenarios, errors = [], 0
-    for file in _expand(files):
-        if file.is_dir():
-            click.echo(f"geomsim: error: no scenario files in {file} (none named *.yaml below it)",
-                       err=True)
-            errors += 1
-            continue
-        try:
-            scenarios.append(load_scenario(file))
-        except ScenarioError as e:
-            click.echo(f"geomsim: error: {e}", err=True)
-            errors += 1
-    return scenarios, errors
+def __getattr__(name: str) -> Any:
+    """A command that moved to `geomsim.cli.scenario`, still found here for one release."""
+    if name in _MOVED:
+        from geomsim.cli import scenario
 
-
-def _expand(files: Sequence[Path]) -> list[Path]:
-    """Files as given; a folder stands for the *.yaml files below it (itself when there are none)."""
-    found: list[Path] = []
-    for f in files:
-        found += (sorted(f.rglob("*.yaml")) or [f]) if f.is_dir() else [f]
-    return found
-
-
-@click.command("run")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", "out", type=OutputPath(folder=True), default=Path("out"),
-              show_default=True, help="Folder for outputs (each scenario writes into OUT/GAME/NAME/).")
-@click.option("--no-outputs", is_flag=True, help="Check expectations only; write no files.")
-@click.option("-q", "--quiet", is_flag=True, help="Show only failures and the summaries.")
-@click.pass_context
-def run_command(ctx: click.Context, files: tuple[Path, ...], out: Path, no_outputs: bool, quiet: bool) -> None:
-    """Run scenario FILES (or folders of them): report each expectation and write the outputs.
-
-    Exit code 1 when an expectation fails, 2 when a file is malformed.
-    """
-    scenarios, errors = _load_all(_expand(files))
-    failed = 0
-    for scenario in scenarios:
-        report = run_scenario(scenario, None if no_outputs else out)
-        click.echo(report.format(verbose=not quiet))
-        failed += not report.ok
-    if len(scenarios) > 1:
-        click.echo(f"{len(scenarios)} scenarios: {len(scenarios) - failed} passed, {failed} failed"
-                   + (f"; {errors} malformed" if errors else ""))
-    ctx.exit(2 if errors else 1 if failed else 0)
-
-
-@click.command("check")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.pass_context
-def check_command(ctx: click.Context, files: tuple[Path, ...]) -> None:
-    """Validate scenario FILES without running them (exit code 2 if one is malformed)."""
-    scenarios, errors = _load_all(_expand(files))
-    for s in scenarios:
-        count = sum(len(step.expectations) for step in s.steps) + len(s.final)
-        click.echo(f"{s.path}: ok ({s.game.name}, {s.players} players, {len(s.steps)} steps, "
-                   f"{count} expectations, {len(s.outputs)} outputs)")
-    ctx.exit(2 if errors else 0)
-
-
-@click.command("replay")
-@click.argument("log_file", metavar="LOG", type=click.Path(path_type=Path))
-@click.option("-o", "--output", required=True, type=OutputPath((".gif",), folder=True),
-              help="A .gif file, or a folder for numbered PNG frames.")
-@click.option("--fps", type=click.FloatRange(min=0.1, max=60), default=2.0, show_default=True,
-              help="Frames per second of a GIF.")
-@click.option("--reveal", is_flag=True, help="Show hidden information (passed to the game's drawing).")
-def replay_command(log_file: Path, output: Path, fps: float, reveal: bool) -> None:
-    """Draw the game logged in LOG (JSON Lines) move by move: a GIF or a folder of PNG frames."""
-    try:
-        log = read_log(log_file)
-        written = replay(log, output, fps=fps, options={"reveal": True} if reveal else None)
-    except ScenarioError as e:
-        raise UserError(str(e)) from None
-    except NotImplementedError as e:
-        raise UserError(f"{log_file}: {e}") from None
-    what = str(written[0]) if len(written) == 1 else f"{len(written)} frames in {output}"
-    click.echo(f"wrote {what}")
+        return moved(f"{__name__}.{name}", f"geomsim.cli.scenario.{name}", getattr(scenario, name))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

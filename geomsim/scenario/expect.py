@@ -245,7 +245,7 @@ def analysis_batch(moment: Moment, spec: Mapping[str, Any]) -> list[dict[str, An
     """The rows of the batch an ``analysis`` expectation asks for, played in this process:
     `games` games from seed `seed` on (new setups, or the scenario's state at this step with
     `from_scenario`), the line-up rotated by a seat a game unless `fixed_seats`."""
-    from geomsim.analysis import Batch, lineup_of
+    from geomsim.batch import Batch, lineup_of
     from geomsim.bots import play_game
 
     key = (id(moment.state), len(moment.state.history), json.dumps(plain(spec), sort_keys=True))

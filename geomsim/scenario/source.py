@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from geomsim.errors import InputError
 from geomsim.files import TooLarge, read_bytes
 from geomsim.reading import cut, printable
 
@@ -24,7 +25,7 @@ FieldPath = tuple[str | int, ...]
 
 
 # -- errors and line numbers ---------------------------------------------------------------
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """A malformed scenario or log: names the file, the line and the field."""
 
     def __init__(self, file: str, line: int | None, field: str | None, message: str):

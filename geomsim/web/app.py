@@ -39,6 +39,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from geomsim.reading import MAX_SEED
 from geomsim.registry import UnknownGame, list_games, load_game
 from geomsim.rules import IllegalAction
 from geomsim.web.hooks import WebError, figure_bytes
@@ -48,7 +49,6 @@ MAX_BODY = 64 * 1024  # bytes of a request body
 MAX_DEPTH = 32  # arrays and objects nested in a request body
 MAX_SESSIONS = 64  # sessions kept in all; past it a new one is refused, none dropped
 MAX_PER_CLIENT = 16  # sessions of one client; its own least recently used goes first
-SEED_LIMIT = 2**32  # seeds of a new game: 0 to 2**32 - 1, as the compiled players take them
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 WILDCARD_HOSTS = ("0.0.0.0", "[::]", "")
 SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -491,7 +491,7 @@ def _start_of(body: dict[str, Any], served: Start) -> Start:
     for field_name, value in (("players", players), ("seed", seed)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise WebError(f"{field_name} must be a whole number, not {value!r:.40}")
-    if not 0 <= seed < SEED_LIMIT:
+    if not 0 <= seed <= MAX_SEED:
         raise WebError(f"seed must be 0 to 2**32 - 1, not {str(seed)[:40]}")
     try:
         game.check_players(players)

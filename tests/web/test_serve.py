@@ -8,7 +8,8 @@ import json
 import pytest
 
 import geomsim
-from geomsim.cli import UserError, main
+from geomsim.cli import main
+from geomsim.errors import InputError
 from geomsim.scenario import parse_scenario, run_scenario
 from geomsim.web import Session, Start
 from geomsim.web.hooks import WebError
@@ -27,17 +28,17 @@ def test_start_from_a_seed_a_setup_file_or_a_scenario(tmp_path):
     assert (found.game.name, found.players, found.setup) == ("anasazi", 2, setup)
     played = start_from(SCENARIO, None, None, None, 0)
     assert len(played.steps) == 22 and played.setup["first_player"] == 1
-    with pytest.raises(UserError, match="not both"):
+    with pytest.raises(InputError, match="not both"):
         start_from(SCENARIO, None, "anasazi", None, 0)
     broken = tmp_path / "broken.yaml"
     broken.write_text(SCENARIO.read_text().replace("from: tables/", f"from: {SCENARIO.parent}/tables/")
                       .replace('"0: camp 0.0,-360.0"', '"0: camp 0.0,0.0"'))
-    with pytest.raises(UserError, match="a step is illegal, so the game cannot start: anasazi/4.1/valley"):
+    with pytest.raises(InputError, match="a step is illegal, so the game cannot start: anasazi/4.1/valley"):
         start_from(broken, None, None, None, 0)
     path.write_text('[1, 2]')
-    with pytest.raises(UserError, match="no game accepts this setup"):
+    with pytest.raises(InputError, match="no game accepts this setup"):
         start_from(None, path, None, None, 0)
-    with pytest.raises(UserError, match="played by 2 to 4 players, not 9"):
+    with pytest.raises(InputError, match="played by 2 to 4 players, not 9"):
         start_from(None, None, "anasazi", 9, 0)
 
 
@@ -47,7 +48,7 @@ def test_bind_picks_a_free_port_and_names_a_taken_one():
         port = sock.getsockname()[1]
         assert port > 0
         # A port with a listening socket cannot be bound again, SO_REUSEADDR or not.
-        with pytest.raises(UserError, match=f"cannot listen on 127.0.0.1:{port}"):
+        with pytest.raises(InputError, match=f"cannot listen on 127.0.0.1:{port}"):
             bind("127.0.0.1", port)
 
 

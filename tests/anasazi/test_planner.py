@@ -54,15 +54,20 @@ class SwappedObjective(pl.PlannerBot):
             pl.Belief.of = real
 
 
-def test_planner_beats_greedy_and_seeks_its_objective_colour_a_swapped_one_does_not():
+def test_planner_beats_greedy_and_seeks_its_objective_colour():
     """anasazi/5.1/objective-double: the objective's treasures count double, so the planner
-    takes more of its objective's colour than of the next one (measured 33 against 20), and a
-    planner valuing the wrong colour double takes fewer of it than of the colour it doubles
-    (19 against 29). A lead over greedy alone does not tell them apart in 8 games."""
+    takes more of its objective's colour than of the next one (measured 33 against 20)."""
     leads, wins, own, next_colour = margins("planner")
     assert wins == len(SEEDS)
     assert np.mean(leads) >= MARGIN, leads
     assert own >= 1.3 * next_colour, (own, next_colour)
+
+
+def test_a_planner_that_doubles_the_wrong_colour_seeks_that_colour():
+    """anasazi/5.1/objective-double: a planner valuing the wrong colour double takes fewer of
+    its objective's colour than of the colour it doubles (19 against 29): a lead over greedy
+    alone would not tell it from the real planner in 8 games. (Apart from the test above, so
+    that neither takes 30 s.)"""
     _, _, broken_own, broken_next = margins(SwappedObjective())
     assert broken_own < broken_next, (broken_own, broken_next)
 

@@ -151,3 +151,10 @@ def test_import_cycles_follows_lazy_relative_and_submodule_imports(tmp_path: Pat
                                        ["geomsim.a", "geomsim.b", "geomsim.c"],
                                        ["geomsim.d", "geomsim.e"]]
     assert ["geomsim.d", "geomsim.e"] not in import_cycles(tmp_path, type_checking=False)
+
+
+def test_aztekz_rules_import_no_face() -> None:
+    circles = [c for c in import_cycles() if any(m.startswith("games.aztekz") for m in c)]
+    assert circles == []
+    faces = {f"games.aztekz.{face}" for face in ("draw", "text", "encoding", "playout", "web")}
+    assert import_graph()["games.aztekz.rules"] & faces == set()

@@ -289,3 +289,9 @@ def test_old_import_paths_work_for_a_release_with_a_deprecation_warning(old: str
     assert found is getattr(importlib.import_module(new), name)
     with pytest.raises(AttributeError):
         getattr(module, "no_such_name")
+
+def test_aztekz_rules_import_no_face() -> None:
+    circles = [c for c in import_cycles() if any(m.startswith("games.aztekz") for m in c)]
+    assert circles == []
+    faces = {f"games.aztekz.{face}" for face in ("draw", "text", "encoding", "playout", "web")}
+    assert import_graph()["games.aztekz.rules"] & faces == set()

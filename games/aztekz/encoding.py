@@ -28,8 +28,9 @@ import functools
 
 import numpy as np
 
-from games.aztekz.components import HEROES, Components
+from games.aztekz.components import HEROES, Components, load_components
 from games.aztekz.rules import (
+    AztekzState,
     Drop,
     End,
     Give,
@@ -158,3 +159,13 @@ class AztekzEncoding(ListedEncoding):
 def encoding(components: Components, players: int) -> AztekzEncoding:
     """The encoding of games of `players` players with `components` (made once per pair)."""
     return made_once(components, players, lambda: AztekzEncoding(components, players))  # type: ignore[return-value]
+
+
+def default_encoding(players: int) -> AztekzEncoding:
+    """`AztekzGame.encoding`: the encoding with the default components."""
+    return encoding(load_components(), players)
+
+
+def state_encoding(state: AztekzState) -> AztekzEncoding:
+    """`AztekzState.encoding`: the encoding of the state's own components and player count."""
+    return encoding(state.comp, state.num_players)

@@ -59,6 +59,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
+from games.aztekz import GAME
 from games.aztekz.components import HEROES, Components
 from games.aztekz.rules import (
     MOVE,
@@ -79,7 +80,7 @@ from games.aztekz.rules import (
 )
 from geomsim.discrete import SIDE_NAMES, SIDES
 from geomsim.compiled import compiling
-from geomsim.rules import Action, Playouts, playout_seed
+from geomsim.rules import Action, Playouts, State, playout_seed
 
 Ints = NDArray[np.int64]  # every array of the layout below
 
@@ -248,6 +249,11 @@ def kernel_inputs(states: Sequence[AztekzState]) -> KernelInputs:
     coded = [encode(s) for s in states]
     cells, loose, heroes, deck, supply, sc = (np.stack([c[name] for c in coded]) for name in STATE_ARRAYS)
     return (*tables(comp), cells, loose, heroes, deck, supply, sc)
+
+
+def game_random_playouts(states: Sequence[State], seed: int = 0) -> Playouts:
+    """`AztekzGame.random_playouts`: `states` must be Aztekz states, whose fields the kernel reads."""
+    return random_playouts(GAME.own_states(states, AztekzState), seed)
 
 
 def random_playouts(states: Sequence[AztekzState], seed: int = 0) -> Playouts:

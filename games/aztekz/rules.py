@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar, TypeVar
@@ -57,7 +57,6 @@ from geomsim.rules import (
     Event,
     FiniteActionSpace,
     Game,
-    Playouts,
     Rule,
     State,
     Violation,
@@ -398,14 +397,6 @@ class AztekzGame(Game):
         validation.check_made(state)  # what is accepted reads back
         return state
 
-    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
-        """Uniformly random games to the end in a compiled kernel (games.aztekz.playout)."""
-        own = self.own_states(states, AztekzState)
-        self.require_playouts()
-        from games.aztekz.playout import random_playouts  # numba only when asked for
-
-        return random_playouts(own, seed)
-
     def parse_action(self, text: str) -> Action:
         """The action written in text form (see the module docstring)."""
         return NOTATION.parse(text)
@@ -415,14 +406,6 @@ class AztekzGame(Game):
         kind = obj.get("kind") if isinstance(obj, dict) else None
         kind = ACTION_OF_KIND.get(kind) if isinstance(kind, str) else None
         return super().action_from_json(obj) if kind is None else kind.from_json(obj)
-
-    # -- action ids and observation tensors (games/aztekz/encoding.py) ------------------------
-    def encoding(self, players: int) -> Any:
-        """Action ids and observation tensor with the default components (docs/ecosystem.md)."""
-        from games.aztekz.encoding import encoding
-
-        self.check_players(players)
-        return encoding(load_components(), players)
 
     def state_from_json(self, text: str) -> AztekzState:
         """The state that `AztekzState.to_json` wrote (the history read when first used)."""
@@ -1139,26 +1122,6 @@ class AztekzState(State):
         )
         return [makers[rng.integers(len(makers))]() for _ in range(k)]
 
-    # -- action ids, observation tensor, text board (games/aztekz/encoding.py, text.py) --------
-    @property
-    def encoding(self) -> Any:
-        """Action ids and observation tensor for this state's components and player count."""
-        from games.aztekz.encoding import encoding
-
-        return encoding(self.comp, self.num_players)
-
-    def __str__(self) -> str:
-        """The text board: the labyrinth's paths, heroes and souls (games/aztekz/text.py)."""
-        from games.aztekz.text import board_text
-
-        return board_text(self)
-
-    def draw(self, ax: Any = None, reveal: bool = False, **options: Any) -> Any:
-        """Draw this moment (see games.aztekz.draw.draw_state)."""
-        from games.aztekz.draw import draw_state
-
-        return draw_state(self, ax=ax, reveal=reveal, **options)
-
 
 # Each check takes its own action class (the table is keyed by it), hence Any for the action.
 _CHECKS: dict[type[Action], Callable[[AztekzState, Any, int], list[Violation]]] = {
@@ -1168,4 +1131,3 @@ _CHECKS: dict[type[Action], Callable[[AztekzState, Any, int], list[Violation]]] 
     Steal: AztekzState._steal_problems, End: AztekzState._end_problems,
     Place: AztekzState._placement_problems, Return: AztekzState._return_problems,
 }
-GAME = AztekzGame()

@@ -6,16 +6,14 @@ cards, ...). A state that passes both plays on; anything else is a `DataError` n
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, Protocol, TypedDict
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from games.aztekz.components import SLAVES
+from games.aztekz.components import SLAVES, Components
+from geomsim.discrete import BoundedGrid, Cell, Deck
 from geomsim.reading import convert, index, require, same_items
-
-if TYPE_CHECKING:
-    from games.aztekz.rules import AztekzState
 
 CellKey = Annotated[str, Meta(pattern=r"^-?[0-9]{1,3},-?[0-9]{1,3}$")]
 Count = Annotated[int, Meta(ge=0, le=10_000)]
@@ -83,7 +81,37 @@ def check_counts(data: dict[str, Any]) -> None:
         index(data[name], players, name, "player")
 
 
-def check_made(state: AztekzState) -> None:
+class Checked(Protocol):
+    """The fields of an Aztekz state that `check_state` and `check_made` read (the rules' `AztekzState` has them;
+    naming it here would make the rules and their checks import each other)."""
+
+    comp: Components
+    num_players: int
+    grid: BoundedGrid
+    stacks: dict[Cell, list[int]]
+    loose: dict[Cell, list[str]]
+    pos: list[list[Cell | None]]
+    carry: list[list[tuple[str, int] | None]]
+    piles: list[list[tuple[str, int]]]
+    deck: Deck[int]
+    supply: Deck[str]
+    deck_known: int
+    supply_known: int
+    phase: str
+    start_cards: int
+    card: int | None
+    soul: str | None
+    hero: int | None
+    steps: int
+    thefts: int
+    scare: Cell | None
+    dropped: list[tuple[Cell, str]]
+    stall: int
+
+    def to_dict(self) -> Any: ...
+
+
+def check_made(state: Checked) -> None:
     """What `AztekzGame.state_from_json` checks of a state read back (the schema,
     `check_counts`, `check_state`), checked of a state made otherwise (from a setup): a state
     that passes reads back."""
@@ -93,7 +121,7 @@ def check_made(state: AztekzState) -> None:
     check_state(state)
 
 
-def check_state(state: AztekzState) -> None:
+def check_state(state: Checked) -> None:
     """The invariants of an Aztekz state: `DataError` naming the field that breaks one."""
     comp, cells = state.comp, state.grid.cells
     require(state.grid.size == comp.grid_size, "grid.size",
@@ -129,7 +157,7 @@ def check_state(state: AztekzState) -> None:
     _check_turn(state)
 
 
-def _check_heroes(state: AztekzState) -> None:
+def _check_heroes(state: Checked) -> None:
     cells, comp = state.grid.cells, state.comp
     for p, row in enumerate(state.pos):
         placed = [c is not None for c in row]
@@ -149,7 +177,7 @@ def _check_heroes(state: AztekzState) -> None:
             f"more than {comp.max_heroes_per_card} heroes on one card")
 
 
-def _check_turn(state: AztekzState) -> None:
+def _check_turn(state: Checked) -> None:
     """The fields of the turn agree with its phase."""
     phase, players = state.phase, state.num_players
     if phase == "over":

@@ -68,7 +68,10 @@ def load_state(setup_path: Path, state_path: Path | None, check_setup: bool = Tr
     unless `check_setup` is False (laboratory tables)."""
     from games.anasazi import GAME, layout
 
-    data = read_file(setup_path)
+    try:
+        data = read_file(setup_path)
+    except OSError as e:  # also not a regular file (a device, a FIFO), or over the limit
+        raise InputError(f"{setup_path}: {e.strerror}") from None
     try:
         setup = layout.load_setup(data, check_setup)
     except (ValueError, KeyError, TypeError) as e:

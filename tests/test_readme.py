@@ -71,15 +71,29 @@ def newcomer(tmp_path_factory) -> Path:
     return here
 
 
-@pytest.fixture(scope="module")
-def after_the_cli(newcomer, tmp_path_factory) -> Path:
-    """A folder as a newcomer's clone has it after the Quick start and the command-line block
-    (the server commands read the `setup.json` that block writes); a copy, so that `newcomer`
-    stays as the Quick start left it."""
-    here = tmp_path_factory.mktemp("after-cli") / "clone"
+def _written(command: str) -> set[str]:
+    """The files and folders a command of the README names as its outputs."""
+    words = shlex.split(command)
+    return {words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output", "--json", "--out")}
+
+
+def prerequisites(command: str, earlier: list[str]) -> list[str]:
+    """The commands of `earlier` (in order) that write what `command` reads, and theirs."""
+    words = set(shlex.split(command))
+    direct = [c for c in earlier if _written(c) & words and c != command]
+    found: list[str] = []
+    for c in direct:
+        for needed in [*prerequisites(c, earlier[:earlier.index(c)]), c]:
+            if needed not in found:
+                found.append(needed)
+    return found
+
+
+def clone_after(newcomer: Path, tmp_path: Path, commands: list[str]) -> Path:
+    """A copy of the newcomer's folder, `commands` run in it (what a command reads is there)."""
+    here = tmp_path / "clone"
     shutil.copytree(newcomer, here, symlinks=True)
-    for command in cli_commands():
-        assert command.startswith("geomsim "), command
+    for command in commands:
         run(command, here)
     return here
 
@@ -121,8 +135,25 @@ def test_the_main_job_writes_a_setup_diagram_and_runs_the_sample(newcomer):
     assert (newcomer / "out" / "anasazi" / "sample" / "game.jsonl").exists()
 
 
-def test_every_cli_command_runs_as_written_after_the_quick_start(after_the_cli):
-    assert (after_the_cli / "setup.json").exists()  # what the server commands read
+@pytest.mark.parametrize("command", cli_commands())
+def test_every_cli_command_runs_as_written_after_the_quick_start(command, newcomer, tmp_path):
+    """Each command of the block, in a copy of the newcomer's folder where the commands before
+    it that write what it reads have run (each apart, so that no test takes long)."""
+    assert command.startswith("geomsim "), command
+    earlier = cli_commands()[:cli_commands().index(command)]
+    here = clone_after(newcomer, tmp_path, prerequisites(command, earlier))
+    run(command, here)
+    for name in _written(command):
+        assert (here / name).exists(), f"{command!r} wrote no {name}"
+
+
+def test_the_prerequisites_of_a_command_are_the_commands_that_write_what_it_reads():
+    commands = cli_commands()
+    drawn = next(c for c in commands if "--from setup.json" in c)
+    assert prerequisites(drawn, commands[:commands.index(drawn)]) == [
+        next(c for c in commands if "--json setup.json" in c)]
+    report = next(c for c in commands if c.startswith("geomsim report"))
+    assert [p.split()[2] for p in prerequisites(report, commands[:commands.index(report)])] == ["cibola"]
 
 
 def test_the_python_api_block_runs(newcomer):
@@ -132,16 +163,19 @@ def test_the_python_api_block_runs(newcomer):
     assert (newcomer / "moment.png").exists()
 
 
-def test_every_server_command_serves_its_page(after_the_cli):
+def test_every_server_command_serves_its_page(newcomer, tmp_path):
     """Each `geomsim serve` line of the README starts, prints its address, and answers there
     with the page (on a free port where the line names none, so that runs do not collide)."""
     pytest.importorskip("starlette")
     commands = server_commands()
     assert commands, "the README shows how to start the web app"
+    cli = cli_commands()
+    here = clone_after(newcomer, tmp_path, [c for c in cli if any(c in prerequisites(s, cli)
+                                                                  for s in commands)])
     for command in commands:
         if "--port" not in command:
             command += " --port 0"
-        server = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=after_the_cli, env=_env(),
+        server = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=here, env=_env(),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             line = server.stdout.readline()

@@ -151,3 +151,12 @@ def test_import_cycles_follows_lazy_relative_and_submodule_imports(tmp_path: Pat
                                        ["geomsim.a", "geomsim.b", "geomsim.c"],
                                        ["geomsim.d", "geomsim.e"]]
     assert ["geomsim.d", "geomsim.e"] not in import_cycles(tmp_path, type_checking=False)
+
+
+def test_anasazi_rules_import_no_face() -> None:
+    """Issue 26, item 3: Anasazi's rules imported their faces (lazily) and each face imported
+    the rules back; now the package gives the game its faces, and the rules import none."""
+    assert [c for c in import_cycles() if any(m.startswith("games.anasazi") for m in c)] == []
+    faces = {f"games.anasazi.{face}" for face in
+             ("draw", "text", "encoding", "playout", "web", "planner", "reach", "choice")}
+    assert import_graph()["games.anasazi.rules"] & faces == set()

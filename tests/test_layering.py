@@ -295,3 +295,11 @@ def test_aztekz_rules_import_no_face() -> None:
     assert circles == []
     faces = {f"games.aztekz.{face}" for face in ("draw", "text", "encoding", "playout", "web")}
     assert import_graph()["games.aztekz.rules"] & faces == set()
+
+def test_anasazi_rules_import_no_face() -> None:
+    """Issue 26, item 3: Anasazi's rules imported their faces (lazily) and each face imported
+    the rules back; now the package gives the game its faces, and the rules import none."""
+    assert [c for c in import_cycles() if any(m.startswith("games.anasazi") for m in c)] == []
+    faces = {f"games.anasazi.{face}" for face in
+             ("draw", "text", "encoding", "playout", "web", "planner", "reach", "choice")}
+    assert import_graph()["games.anasazi.rules"] & faces == set()

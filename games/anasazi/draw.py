@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import shapely
@@ -24,6 +24,9 @@ from matplotlib.textpath import TextToPath
 from geomsim.geometry import Array, Pose
 from geomsim.plotting import draw_discs, draw_polygons, new_axes, scale_bar
 from games.anasazi.components import COLOURS, TRACK_SPACES, Pueblo, Setup, Sizes, TableView
+
+if TYPE_CHECKING:
+    from games.anasazi.rules import AnasaziState
 
 # Piece colours as printed: treasures and tower stickers.
 PIECE_COLOURS = {"red": "#c62828", "blue": "#1e63b5", "white": "#f7f5ef", "yellow": "#f2c21b"}
@@ -50,6 +53,14 @@ CAMP_DOT = 0.35  # share of a base camp's radius drawn white in its centre
 
 MARGIN = 30.0  # mm between the play area and the score tile
 SPACE, SPACE_GAP = 28.0, 5.0  # score tile spaces
+
+
+def draw_state(state: AnasaziState, ax: Axes | None = None, reveal: bool = False,
+               player: int | None = None, labels: bool = True) -> Axes:
+    """`state.draw()`: the table now, towers hidden unless `reveal` or known to `player`
+    (``labels=False`` leaves out the ids)."""
+    view = state.revealed_view() if reveal else state.view(player)
+    return draw_table(state.setup, view, ax=ax, reveal=reveal, labels=labels)
 
 
 def draw_table(setup: Setup, view: TableView | None = None, ax: Axes | None = None,

@@ -191,6 +191,11 @@ def encoding(table: Table, players: int) -> AnasaziEncoding:
     return made_once(table, players, lambda: AnasaziEncoding(table, players))  # type: ignore[return-value]
 
 
+def state_encoding(state: AnasaziState) -> AnasaziEncoding:
+    """`state.encoding`: the ids and observation tensor on the state's own table."""
+    return encoding(state.table, state.num_players)
+
+
 @functools.cache
 def default_encoding(players: int) -> AnasaziEncoding:
     """The encoding of a game's default table (seed 0): ids and shapes are the same on every

@@ -52,6 +52,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
+from games.anasazi import GAME
 from games.anasazi import legality as lg
 from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure
 from games.anasazi.components import COLOURS, TOWERS_PER_COLOUR, TRACK_SPACES, Table
@@ -64,7 +65,7 @@ from games.anasazi.rules import (
 )
 from geomsim.compiled import compiling
 from geomsim.geometry import Array
-from geomsim.rules import Action, Playouts, playout_seed
+from geomsim.rules import Action, Playouts, State, playout_seed
 
 # -- codes --------------------------------------------------------------------------------------
 KIND = 1 << 60
@@ -305,6 +306,12 @@ def decoder(groups: list[tuple[TableArrays, np.ndarray]]) -> Callable[[int], Act
         return PlaceMarker(arrays.expedition_ids[e], float(x), float(y), float(h))
 
     return decode
+
+
+def game_random_playouts(states: Sequence[State], seed: int = 0) -> Playouts:
+    """`GAME.random_playouts`: `random_playouts` of `states` once each is found an Anasazi
+    state (the kernel reads their fields)."""
+    return random_playouts(GAME.own_states(states, AnasaziState), seed)
 
 
 def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:

@@ -15,7 +15,6 @@ import copy
 import functools
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +33,8 @@ from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
 from geomsim.reading import DataError, cut, decode, require
 from geomsim.rules import (
-    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Playouts, Rule,
-    State, Violation, read_state_json,
+    Action, ActionSpace, ContinuousActionSpace, Event, FiniteActionSpace, Game, Rule, State,
+    Violation, read_state_json,
 )
 
 STATE = "games.anasazi.rules:AnasaziState"
@@ -182,7 +181,6 @@ PER_EXPEDITION = 2  # legal markers taken from one expedition's candidates
 SAMPLE_ROUNDS = 6
 CAMP_SAMPLES = 8  # candidate base camps per legal one wanted (about half the play area is valley)
 CAMP_SHARE = 0.3  # how often the sampler offers a base camp when both kinds are possible
-CHOICE_SAMPLES = 64  # covering poses drawn per expedition for `choice_figures`
 
 # What the legality of a base camp or marker depends on (`AnasaziState._position`): the board,
 # the phase, the player to move, the actions left, the open decisions, the player.
@@ -234,15 +232,6 @@ class AnasaziGame(Game):
         require(setup.players == players, "players", f"the setup is for {setup.players} players, not {players}")
         return AnasaziState(self, setup)
 
-    def random_playouts(self, states: Sequence[State], seed: int = 0) -> Playouts:
-        """Random games to the end in a compiled kernel (games.anasazi.playout, imported here
-        so that numba loads only when asked for)."""
-        own = self.own_states(states, AnasaziState)
-        self.require_playouts()
-        from games.anasazi.playout import random_playouts
-
-        return random_playouts(own, seed)
-
     def make_setup(self, players: int, seed: int) -> dict[str, Any]:
         """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""
         from games.anasazi import layout
@@ -254,43 +243,10 @@ class AnasaziGame(Game):
         """The action written as `text` (see games.anasazi.actions)."""
         return parse_action(text)
 
-    # -- the discretisation, ids and observation tensor (games/anasazi/encoding.py) -----------
-    def encoding(self, players: int) -> Any:
-        """Action ids of the discretisation and observation tensor (docs/ecosystem.md)."""
-        from games.anasazi.encoding import default_encoding
-
-        self.check_players(players)
-        return default_encoding(players)
-
     def state_from_json(self, text: str) -> AnasaziState:
         """The state that `AnasaziState.to_json` wrote."""
         return AnasaziState.from_json(self, text)
 
-    def expectations(self) -> dict[str, Any]:
-        """Scenario expectation kinds of Anasazi: ``reachable`` and ``unreachable`` (see
-        games.anasazi.reach; loaded only when a scenario asks)."""
-        from games.anasazi import reach
-
-        return dict(reach.EXPECTATIONS)
-
-    def bots(self) -> dict[str, Any]:
-        """Anasazi's own player: ``planner`` (see games.anasazi.planner; loaded when asked)."""
-        from games.anasazi import planner
-
-        return dict(planner.BOTS)
-
-    def outputs(self) -> dict[str, Any]:
-        """Scenario output kinds of Anasazi: ``reach_map`` (see games.anasazi.reach)."""
-        from games.anasazi import reach
-
-        return dict(reach.OUTPUTS)
-
-    def web(self) -> Any:
-        """The hooks of `geomsim serve` (games.anasazi.web: the table at mm scale, the ghost
-        marker and base camp, the shapes of a verdict, the reach overlay)."""
-        from games.anasazi.web import WEB
-
-        return WEB
 
 
 class AnasaziState(State):
@@ -811,35 +767,6 @@ class AnasaziState(State):
             found["ending"] = self.ended.partition(":")[0]  # "markers" or "towers"
         return found
 
-    def choice_figures(self, player: int) -> dict[str, float]:
-        """At the start of each round of play (the first player's turn; once a round keeps a
-        random game's cost low): the share of covering marker poses drawn from every
-        expedition's end that are legal, and how many pueblos with a treasure or a tower the
-        legal ones touch (batch analysis' branching factor of a continuous game)."""
-        if (self.phase != "play" or self.pending or self.actions_left < 2
-                or player != self.current or player != self.first_player):
-            return {}
-        from games.anasazi import reach
-
-        rng = np.random.default_rng(len(self.history))  # the bots' streams stay untouched
-        legal, drawn = [], 0
-        for e in self.expeditions:
-            if lg.expedition_violations(self.board(), e):
-                continue
-            placer = reach.StatePlacer(self, e, player)
-            step = placer.step
-            x, y, h = step.poses(*reach.uniform_placements(step, rng, CHOICE_SAMPLES))
-            ok = placer.legal_mask(x, y, h)
-            legal.append((x[ok], y[ok], h[ok]))
-            drawn += CHOICE_SAMPLES
-        x, y, h = (np.concatenate(v) for v in zip(*legal)) if legal else (np.empty(0),) * 3
-        touched = lg.touched_sectors_batch(self.table, x, y, h).any(axis=0)
-        ids = lg.table_geometry(self.table).sector_ids
-        pueblos = {self.table.pueblo_of(ids[j]).id for j in np.flatnonzero(touched)
-                   if ids[j] in self.contents}
-        return {"legal share of sampled poses": len(x) / drawn if drawn else 0.0,
-                "reachable pueblos": float(len(pueblos))}
-
     def objectives_dealt(self) -> bool:
         """Whether the objective cards are dealt: once every player placed two setup base camps."""
         return self.phase != "camps"
@@ -907,20 +834,6 @@ class AnasaziState(State):
                          contents=contents, track=dict(self.track), bonus=bonus,
                          known_towers=known)
 
-    # -- the discretisation, ids, observation tensor, summary (encoding.py, text.py) ----------
-    @property
-    def encoding(self) -> Any:
-        """The discretisation's ids and observation tensor on this table."""
-        from games.anasazi.encoding import encoding
-
-        return encoding(self.table, self.num_players)
-
-    def __str__(self) -> str:
-        """Where the game stands, in one paragraph (games/anasazi/text.py)."""
-        from games.anasazi.text import summary_text
-
-        return summary_text(self)
-
     def player_views(self, player: int) -> dict[str, Any]:
         """The engine's views of `player` and `view(player)` (see `State.player_views`)."""
         views = super().player_views(player)
@@ -929,15 +842,6 @@ class AnasaziState(State):
         views["view"] = {**vars(view), "expeditions": {e: [[p.x, p.y, p.heading] for p in poses]
                                                        for e, poses in view.expeditions.items()}}
         return views
-
-    def draw(self, ax: Any = None, reveal: bool = False, player: int | None = None,
-             **options: Any) -> Any:
-        """Draw the table now (towers hidden unless `reveal` or known to `player`); `options`
-        go to `games.anasazi.draw.draw_table` (``labels=False``)."""
-        from games.anasazi.draw import draw_table
-
-        view = self.revealed_view() if reveal else self.view(player)
-        return draw_table(self.setup, view, ax=ax, reveal=reveal, **options)
 
     # -- hidden information --------------------------------------------------------------------
     def observe(self, player: int) -> dict[str, Any]:

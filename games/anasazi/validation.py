@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
 
 import msgspec
 from msgspec import Meta
@@ -18,7 +18,40 @@ from games.anasazi.components import COLOURS, TOWERS_PER_COLOUR, Table
 from geomsim.reading import DataError, convert, index, require
 
 if TYPE_CHECKING:
-    from games.anasazi.rules import AnasaziState
+    from games.anasazi.legality import Camp
+    from geomsim.geometry import Pose
+
+
+class CheckedState(Protocol):
+    """The fields of a state `check_state` reads (a protocol: the rules' `AnasaziState`, which
+    reads its JSON through this module, is one)."""
+
+    num_players: int
+    table: Table
+    phase: str
+    step: int
+    first_player: int
+    current: int
+    ended: str
+    pending: list[str]
+    fresh: list[int]
+    camps: list[Camp]
+    covered: list[bool]
+    expeditions: dict[str, list[Pose]]
+    contents: dict[str, tuple[str, str]]
+    towers: dict[str, str]
+    initial_treasures: dict[str, str]
+    objectives: tuple[str, ...]
+    track: dict[str, int]
+    hands: list[dict[str, int]]
+    seen: list[set[str]]
+    setup_looked: list[str]
+    visited: set[str]
+    bonus: dict[str, int | None]
+
+    def markers_left(self) -> int: ...
+
+    def _has_options(self, decision: str) -> bool: ...
 
 # The play area is a disc of about 800 mm: a coordinate 10 m out is a mistake, and a bound keeps
 # shapely and the kernels away from overflow (1e308 squared is inf).
@@ -172,7 +205,7 @@ def table_error(table: Table, problems: list[str], message: str) -> DataError:
     return DataError(path, message.removeprefix("table breaks the setup rules: "))
 
 
-def check_state(state: AnasaziState, table: Table) -> None:
+def check_state(state: CheckedState, table: Table) -> None:
     """The invariants of an Anasazi state: `DataError` naming the field that breaks one."""
     from games.anasazi import legality as lg
 
@@ -208,7 +241,7 @@ def check_deal(deal: dict[str, Any], geo: Any) -> None:
         require(len(deal[name]) == len(ids), f"deal.{name}", f"{len(deal[name])} colours for {len(ids)} sectors")
 
 
-def _check_pieces(state: AnasaziState, geo: Any) -> None:
+def _check_pieces(state: CheckedState, geo: Any) -> None:
     """What left the table is in the hands (treasures) and on the track (towers)."""
     present = set(state.contents)
     gone = [s for s in geo.sector_ids if s not in present]
@@ -225,7 +258,7 @@ def _check_pieces(state: AnasaziState, geo: Any) -> None:
     require(max(per_player.values(), default=0) <= most, "camps", f"more than {most} base camps of one player")
 
 
-def _check_phase(state: AnasaziState, mesas: set[str]) -> None:
+def _check_phase(state: CheckedState, mesas: set[str]) -> None:
     """The phase, the step, the end and the decision at hand agree."""
     phase, players = state.phase, state.num_players
     if phase == "camps":

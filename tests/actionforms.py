@@ -39,3 +39,23 @@ def action_text(game: Game, notation) -> st.SearchStrategy[str]:
     """Texts each form of `notation` matches (so they reach the builders' checks), and others."""
     forms = [st.from_regex(form.regex, fullmatch=True) for form in notation.forms.values()]
     return st.one_of(*forms, st.text(max_size=40))
+
+
+def action_form_tests(game: Game, notation, words: Sequence[str]) -> tuple:
+    """The two properties every game's actions keep (issue 25): any action JSON the game reads
+    has a text form that reads back to it, and any text it reads has a JSON that reads back."""
+    from hypothesis import given, settings
+
+    from geomsim.testing import check_action_json, check_action_text
+
+    @settings(max_examples=400, deadline=None)
+    @given(action_json(game, words))
+    def json_reads_back(obj):
+        check_action_json(game, obj)
+
+    @settings(max_examples=400, deadline=None)
+    @given(action_text(game, notation))
+    def text_reads_back(text):
+        check_action_text(game, text)
+
+    return json_reads_back, text_reads_back

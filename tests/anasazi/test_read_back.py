@@ -7,13 +7,12 @@ from __future__ import annotations
 import copy
 
 import pytest
-from hypothesis import given, settings
 
 from games.anasazi import GAME
 from games.anasazi.actions import NOTATION
 from geomsim.reading import DataError
-from geomsim.testing import check_action_json, check_action_text, check_setup_mutants
-from tests.actionforms import action_json, action_text
+from geomsim.testing import check_setup_mutants
+from tests.actionforms import action_form_tests
 
 BASE = GAME.make_setup(3, 1)
 
@@ -85,14 +84,5 @@ def test_every_setup_accepted_reads_back(players):
 # -- actions: the text form and the JSON accept the same actions ------------------------------
 WORDS = ["E1", "E3", "P7s", "red", "blue", "M0", "a b"]
 
-
-@settings(max_examples=400, deadline=None)
-@given(action_json(GAME, WORDS))
-def test_every_action_json_read_has_a_text_that_reads_back(obj):
-    check_action_json(GAME, obj)
-
-
-@settings(max_examples=400, deadline=None)
-@given(action_text(GAME, NOTATION))
-def test_every_action_text_read_has_a_json_that_reads_back(text):
-    check_action_text(GAME, text)
+(test_every_action_json_read_has_a_text_that_reads_back,
+ test_every_action_text_read_has_a_json_that_reads_back) = action_form_tests(GAME, NOTATION, WORDS)

@@ -5,13 +5,12 @@ naming the field."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
 
 from games.cibola import GAME, make_setup
 from games.cibola.rules import NOTATION
 from geomsim.reading import DataError
-from geomsim.testing import check_action_json, check_action_text, check_setup_mutants
-from tests.actionforms import action_json, action_text
+from geomsim.testing import check_setup_mutants
+from tests.actionforms import action_form_tests
 
 
 def _setup(**changes):
@@ -53,17 +52,8 @@ def test_components_whose_ids_a_state_cannot_hold_are_refused():
 # -- actions: the text form and the JSON accept the same actions ------------------------------
 WORDS = ["A", "a", "E", "sundial", "skull", "down", "up", "AB"]
 
-
-@settings(max_examples=400, deadline=None)
-@given(action_json(GAME, WORDS))
-def test_every_action_json_read_has_a_text_that_reads_back(obj):
-    check_action_json(GAME, obj)
-
-
-@settings(max_examples=400, deadline=None)
-@given(action_text(GAME, NOTATION))
-def test_every_action_text_read_has_a_json_that_reads_back(text):
-    check_action_text(GAME, text)
+(test_every_action_json_read_has_a_text_that_reads_back,
+ test_every_action_text_read_has_a_json_that_reads_back) = action_form_tests(GAME, NOTATION, WORDS)
 
 
 @pytest.mark.parametrize("slot", ["A" * 100_000, "AB", "a", "", "1"])

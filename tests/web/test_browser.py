@@ -140,12 +140,11 @@ def test_place_see_why_apply_undo_save_and_replay(chromium, live_server, tmp_pat
           f"{len(latencies)} moves")
 
 
-def test_sealed_bids_by_hand_in_a_new_game(chromium, live_server):
-    """A new Cibola game from the page: each player's send entered in their own panel, hidden
-    in the history and the last events until both have chosen."""
+def new_cibola_game(d, live_server):
+    """The page with a new two-player Cibola game started from its "new game" form, at the
+    first (simultaneous) send."""
     from selenium.webdriver.support.ui import Select
 
-    d = chromium
     d.get(live_server)
     until(d, lambda d: "step" in text(d, "status"), "the page")
     Select(d.find_element("id", "ng-game")).select_by_value("cibola")
@@ -154,6 +153,13 @@ def test_sealed_bids_by_hand_in_a_new_game(chromium, live_server):
     players.send_keys("2")
     d.find_element("css selector", "#newgame button").click()
     until(d, lambda d: "to move: player 0, 1" in text(d, "status"), "a simultaneous send")
+    return d
+
+
+def test_sealed_bids_by_hand_in_a_new_game(chromium, live_server):
+    """A new Cibola game from the page: each player's send entered in their own panel, hidden
+    in the history and the last events until both have chosen."""
+    d = new_cibola_game(chromium, live_server)
     assert d.find_elements("css selector", "#content svg"), "the game's own drawing"
     d.find_element("css selector", "#mover-0 summary").click()
     d.find_element("xpath", "//*[@id='mover-0']//button[text()='send 2']").click()
@@ -173,15 +179,7 @@ def test_a_seated_bot_moves_in_the_background_and_the_page_shows_it(chromium, li
     server's bots think off the request threads); the page reads the view again until it has."""
     from selenium.webdriver.support.ui import Select
 
-    d = chromium
-    d.get(live_server)
-    until(d, lambda d: "step" in text(d, "status"), "the page")
-    Select(d.find_element("id", "ng-game")).select_by_value("cibola")
-    players = d.find_element("id", "ng-players")
-    players.clear()
-    players.send_keys("2")
-    d.find_element("css selector", "#newgame button").click()
-    until(d, lambda d: "to move: player 0, 1" in text(d, "status"), "a new game")
+    d = new_cibola_game(chromium, live_server)
     Select(d.find_element("id", "seat-1")).select_by_value("random")
     click(d, "seats-apply")
     until(d, lambda d: "step 1 of 1" in text(d, "status"), "the bot's sealed send")

@@ -45,7 +45,7 @@ from geomsim.bots import make_bot, play_compiled, play_game
 from geomsim.errors import InputError
 from geomsim.files import WriteError, read_bytes, write_error, write_text
 from geomsim.moved import moved
-from geomsim.reading import read_file
+from geomsim.reading import read_input
 from geomsim.registry import load_game
 from geomsim.rules import Game
 
@@ -719,7 +719,7 @@ def check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
         if rows.exists() and rows.stat().st_size:
             raise InputError(f"--resume: {recorded} is missing, cannot tell which batch {rows} holds")
         return
-    old = read_file(recorded)
+    old = read_input(recorded)
     if not isinstance(old, dict):
         raise InputError(f"{recorded}: line 1: not a batch record (a JSON object)")
     new = batch.record()

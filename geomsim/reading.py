@@ -147,6 +147,15 @@ def read_file(path: str | os.PathLike[str], type: Any = Any, what: str | None = 
     return decode(data, type, what)
 
 
+def read_input(path: str | os.PathLike[str], type: Any = Any) -> Any:
+    """`read_file` of a file the user named: one that cannot be read (missing, a device, a
+    FIFO, a folder) is an `InputError` naming it too, as a malformed one is a `DataError`."""
+    try:
+        return read_file(path, type)
+    except OSError as e:
+        raise InputError(f"{os.fspath(path)}: {e.strerror}") from None
+
+
 def convert(data: Any, type: type[T] | Any, path: str = "") -> T:
     """`data` (plain Python data, found at `path`) checked against `type` (a msgspec type);
     `DataError` naming the field otherwise."""

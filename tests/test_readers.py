@@ -245,3 +245,22 @@ def test_a_batch_whose_last_seed_is_out_of_range_is_refused(tmp_path):
         f"geomsim: error: --seed {MAX_SEED - 1} with --games 3: the last game's seed "
         f"{MAX_SEED + 1} is over {MAX_SEED}")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_users_file_that_cannot_be_read_is_an_input_error_even_under_debug(tmp_path, fifo):
+    """`--debug` lets what a command did not handle through as a traceback: every command that
+    reads a user's JSON file handles a file it cannot read (`geomsim.reading.read_input`)."""
+    setup = tmp_path / "anasazi.json"
+    setup.write_text(json.dumps(load_game("anasazi").make_setup(2, 0)))
+    (tmp_path / "batch").mkdir()
+    (tmp_path / "batch" / "games.jsonl").write_text("")
+    os.mkfifo(tmp_path / "batch" / "batch.json")
+    cases = [["--debug", "setup", "cibola", "--from", str(fifo)],
+             ["--debug", "reach", "--setup", "/dev/zero", "--map"],
+             ["--debug", "serve", "--setup", str(fifo)],
+             ["--debug", "analyze", "cibola", "-n", "1", "-o", "batch", "--resume"]]
+    results = _commands(cases, tmp_path)
+    assert len(results) == len(cases)
+    for r in results:
+        lines = r["stderr"].splitlines()
+        assert r["code"] == 2 and len(lines) == 1 and "not a regular file but" in lines[0], r

@@ -17,7 +17,7 @@ from typing import Any
 from geomsim.commands import Command, Option, echo
 from geomsim.errors import InputError
 from geomsim.files import read_bytes
-from geomsim.reading import MAX_JSON_BYTES, read_file
+from geomsim.reading import MAX_JSON_BYTES, read_input
 
 
 def run(setup_path: Path, state_path: Path | None, expedition: str | None, target: str | None,
@@ -68,10 +68,7 @@ def load_state(setup_path: Path, state_path: Path | None, check_setup: bool = Tr
     unless `check_setup` is False (laboratory tables)."""
     from games.anasazi import GAME, layout
 
-    try:
-        data = read_file(setup_path)
-    except OSError as e:  # also not a regular file (a device, a FIFO), or over the limit
-        raise InputError(f"{setup_path}: {e.strerror}") from None
+    data = read_input(setup_path)
     try:
         setup = layout.load_setup(data, check_setup)
     except (ValueError, KeyError, TypeError) as e:

@@ -95,14 +95,12 @@ def game_option(name: str) -> geomsim.Game:
 def read_json(path: Path) -> Any:
     """The JSON data in `path`, or a `UserError` naming the line and column of the problem
     (or the size limit, `geomsim.reading.MAX_JSON_BYTES`)."""
-    from geomsim.reading import DataError, read_file
+    from geomsim.reading import read_input
 
     try:
-        return read_file(path)
-    except DataError as e:
+        return read_input(path)
+    except InputError as e:
         raise UserError(str(e)) from None
-    except OSError as e:
-        raise UserError(f"{path}: {e.strerror}") from None
 
 
 def os_error(e: OSError) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import geomsim
 from geomsim.errors import InputError
 from geomsim.moved import moved
-from geomsim.reading import read_file
+from geomsim.reading import read_input
 from geomsim.rules import IllegalAction
 from geomsim.web.session import Session, Start
 
@@ -36,7 +36,7 @@ def start_from(scenario: Path | None, setup_file: Path | None, game_name: str | 
             raise InputError(f"{scenario}: a step is illegal, so the game cannot start: {e}") from None
         return start
     if setup_file is not None:
-        setup = read_file(setup_file)
+        setup = read_input(setup_file)
         if players is None:
             players = setup.get("players") if isinstance(setup, dict) else None
         games = [_game(game_name)] if game_name else [geomsim.load_game(n)

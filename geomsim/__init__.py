@@ -18,7 +18,7 @@ from geomsim.rules import (
     Violation,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Action", "ActionSpace", "ContinuousActionSpace", "DataError", "Event", "FiniteActionSpace", "Game",

@@ -41,7 +41,7 @@ import numpy as np
 
 from geomsim import stats
 from geomsim.batch import Batch
-from geomsim.bots import make_bot, play_compiled, play_game
+from geomsim.bots import make_bot, play_compiled, play_game, versions_of
 from geomsim.errors import InputError
 from geomsim.files import WriteError, read_bytes, write_error, write_text
 from geomsim.moved import moved
@@ -91,14 +91,21 @@ def resolve_game(spec: str) -> Game:
     return game
 
 
+def batch_record(batch: Batch) -> dict[str, Any]:
+    """What ``batch.json`` records: the batch's parameters and the versions that play it."""
+    return {**batch.record(), "versions": versions_of(resolve_game(batch.game))}
+
+
 class GameFailed(RuntimeError):
     """A game of the batch raised: the message names its seed."""
 
 
 def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[str]]],
-              start: str | None, max_steps: int, compiled: bool = False) -> list[dict[str, Any]]:
+              start: str | None, max_steps: int, compiled: bool = False, by_turn: bool = False
+              ) -> list[dict[str, Any]]:
     """Play the games `tasks` = [(seed, line-up)] and return their rows (a worker's task);
-    `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`).
+    `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`);
+    `by_turn`: each line-up lists the bots by turn position, not by seat.
 
     A top-level function of picklable arguments, so it runs in spawned processes and on Dask.
     """
@@ -108,7 +115,7 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     for seed, bots in tasks:
         try:
             result = (play_compiled(game, players, seed, first) if compiled
-                      else play_game(game, players, list(bots), seed, first, max_steps))
+                      else play_game(game, players, list(bots), seed, first, max_steps, by_turn))
             rows.append(result.to_row())
         except Exception as e:
             raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): "
@@ -502,7 +509,7 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     _check_rows_fit(batch, rows, path)
     done = {r["seed"] for r in rows}
     todo = [s for s in batch.seeds() if s not in done]
-    write_text(out / BATCH, json.dumps(batch.record(), indent=1) + "\n")
+    write_text(out / BATCH, json.dumps(batch_record(batch), indent=1) + "\n")
     bar = tqdm(total=batch.games, initial=batch.games - len(todo), unit="game", file=sys.stderr,
                disable=(not sys.stderr.isatty()) if progress is None else not progress,
                dynamic_ncols=True, smoothing=0.1)
@@ -546,7 +553,8 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
         for seeds in work:
             tasks = [(s, batch.lineup(s)) for s in seeds]
             pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
-                                             batch.start, batch.max_steps, batch.compiled))
+                                             batch.start, batch.max_steps, batch.compiled,
+                                             batch.rotate))
             if len(pending) >= (pool.capacity if chunker.sized else pool.threads):
                 break
         if not pending:
@@ -615,15 +623,20 @@ class Stopped(Exception):
 
 
 def plot_summary(summary: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
-    """A figure of four panels: win rate by bot and by seat (95% CI), scores by bot, lengths."""
+    """A figure of four panels: win rate by bot and by turn position (by player number for rows
+    without their turn order), 95% CI; scores by bot; lengths."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(10, 7.5), layout="constrained")
     axes = fig.subplots(2, 2)
     fig.suptitle(f"{summary['game']}: {summary['games']} games, {summary['players']} players")
     _rate_panel(axes[0, 0], summary["by_bot"], "bot", summary["even_chance"], "Win rate by bot")
-    seats = [{**s, "label": f"seat {s['seat']}"} for s in summary["by_seat"]]
-    _rate_panel(axes[0, 1], seats, "label", summary["even_chance"], "Win rate by seat")
+    if summary.get("by_turn"):
+        turns = [{**t, "label": f"{stats.ordinal(t['turn'] + 1)} to move"} for t in summary["by_turn"]]
+        _rate_panel(axes[0, 1], turns, "label", summary["even_chance"], "Win rate by turn position")
+    else:
+        seats = [{**s, "label": f"player {s['seat']}"} for s in summary["by_seat"]]
+        _rate_panel(axes[0, 1], seats, "label", summary["even_chance"], "Win rate by player number")
     _score_panel(axes[1, 0], summary, rows)
     _length_panel(axes[1, 1], rows)
     return fig
@@ -722,7 +735,7 @@ def check_resume(out: Path, batch: Batch, resume: bool, force: bool) -> None:
     old = read_input(recorded)
     if not isinstance(old, dict):
         raise InputError(f"{recorded}: line 1: not a batch record (a JSON object)")
-    new = batch.record()
+    new = batch_record(batch)
     for key, value in new.items():
         if key not in ("games", "start_name") and old.get(key) != value:
             raise InputError(f"--resume: {out} holds another batch: {key} was {old.get(key)!r}, "

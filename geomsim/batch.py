@@ -16,8 +16,10 @@ from typing import Any
 class Batch:
     """What to play: `games` games of `game` from seed `seed` with a line-up of bots.
 
-    `bots` has one spec per seat; with `rotate`, game i seats them shifted by i places, so
-    each bot plays each seat equally often over `players` consecutive games.
+    `bots` has one spec per seat; with `rotate`, game i seats them by turn position (who
+    moves first, second, ...: `State.turn_order`) shifted by i places, so each bot plays each
+    turn position equally often over `players` consecutive games; without, bot s sits at
+    player number s in every game.
     `start` is the JSON of a state to start every game from (a scenario's end), `start_name`
     names where it came from.
     """
@@ -34,7 +36,8 @@ class Batch:
     compiled: bool = False  # random line-ups played by the game's compiled random player
 
     def lineup(self, seed: int) -> list[str]:
-        """The bot spec of each seat in the game of `seed`."""
+        """The bot specs of the game of `seed`: by turn position when the batch rotates
+        (`play_game(..., by_turn=True)`), else by seat."""
         shift = (seed - self.seed) % self.players if self.rotate else 0
         return [self.bots[(s + shift) % self.players] for s in range(self.players)]
 
@@ -61,3 +64,24 @@ def lineup_of(bots: Sequence[str], players: int) -> tuple[str, ...]:
     if len(bots) > players:
         raise ValueError(f"--bots: {len(bots)} bots for {players} players")
     return tuple(bots[s % len(bots)] for s in range(players))
+
+
+def kind_of(row: dict[str, Any]) -> tuple[str, str]:
+    """What must agree between rows that are summarised together: the game, the players, the
+    versions of the rules and of the row format, and the options in force (as text)."""
+    versions = row.get("versions") or {}
+    rules = f"{row['game']}, {row['players']} players, rules {versions.get('rules', 'unrecorded')}, "
+    rules += f"rows v{versions.get('rows', 1)}"
+    options = ", ".join(f"{k}={v}" for k, v in sorted((row.get("options") or {}).items()))
+    return rules, options or "official rules"
+
+
+def require_one_kind(rows: Sequence[dict[str, Any]], where: str) -> None:
+    """Refuse rows of incompatible batches (`kind_of` differs): one line naming both kinds."""
+    if not rows:
+        return
+    first = kind_of(rows[0])
+    for row in rows[1:]:
+        if (other := kind_of(row)) != first:
+            raise ValueError(f"{where}: rows of incompatible batches: seed {rows[0]['seed']} is "
+                             f"{'; '.join(first)}, seed {row['seed']} is {'; '.join(other)}")

@@ -60,6 +60,7 @@ def _candidates(space: ActionSpace, rng: np.random.Generator, limit: int) -> lis
     return space.sample(rng, limit)
 
 
+T = TypeVar("T")
 Value = TypeVar("Value", float, tuple[float, float])  # a value, or (visits, mean) compared in order
 
 
@@ -363,6 +364,7 @@ class ISMCTSBot:
 # Caps on what a bot spec may ask for: a spec comes from a command line, a scenario or a web
 # page, and a budget without a cap (``ismcts:1e300s``) passes every check and then never ends.
 # Each is far above any setting that plays well here (ismcts:200 takes about a second a move).
+ROW_FORMAT = 2  # 2: rows record turn_order, versions, options and the outcome-score trace
 MAX_SECONDS = 60.0  # seconds of search per decision
 MAX_ITERATIONS = 100_000  # search iterations per decision
 MAX_SAMPLES = 10_000  # candidate actions drawn per decision (greedy, Anasazi's planner)
@@ -465,10 +467,12 @@ def make_bot(spec: str | Bot, game: Game | None = None) -> Bot:
 class GameResult:
     """The outcome of one game: who sat where, scores, winners, length and game figures.
 
-    `bots[p]` is the spec of the bot in seat `p` (seat = player index); `first` lists the
-    players to move at the start; `length` counts the actions applied in this game (not those
-    of a starting scenario); `finished` is False when `max_steps` cut the game short; `trace`
-    is what `Trace.to_json` records of the course of play (for `geomsim.metrics`).
+    `bots[p]` is the spec of the bot in seat `p` (seat = player number); `first` lists the
+    players to move at the start; `turn_order` the players by turn position at the start
+    (`State.turn_order`: turn_order[0] moved first); `length` counts the actions applied in
+    this game (not those of a starting scenario); `finished` is False when `max_steps` cut the
+    game short; `trace` is what `Trace.to_json` records of the course of play (for
+    `geomsim.metrics`); `versions` and `options` say which rules were played (`versions_of`).
     """
 
     game: str
@@ -480,9 +484,12 @@ class GameResult:
     length: int
     finished: bool
     first: list[Player]
+    turn_order: list[Player] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     trace: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def winner(self) -> Player | None:
@@ -493,6 +500,19 @@ class GameResult:
         """This result as a JSON-able row (`winner` included)."""
         # Shallow (`asdict` deep-copies): rows are written out at once, one per game.
         return {**{f.name: getattr(self, f.name) for f in fields(self)}, "winner": self.winner}
+
+
+def versions_of(game: Game) -> dict[str, Any]:
+    """What a row records of the code that played it: geomsim's version, the row format and the
+    game's rules version (`Game.rules_version`). Rows whose versions differ do not mix."""
+    from geomsim import __version__
+
+    return {"geomsim": __version__, "rows": ROW_FORMAT, "rules": f"{game.name}/{game.rules_version}"}
+
+
+def options_of(state: State) -> dict[str, Any]:
+    """The options in force in a state (`State.options`, {} for a game without options)."""
+    return dict(getattr(state, "options", None) or {})
 
 
 def bot_rngs(seed: int, players: int) -> list[np.random.Generator]:
@@ -529,21 +549,22 @@ def choice_figures_of(state: State, player: Player) -> dict[str, float]:
 class Trace:
     """The course of one game as `geomsim.metrics` reads it, recorded before every decision.
 
-    - `leaders`: ``[decision, seats]`` each time the set of seats with the highest current
-      score changes (decision = actions applied before it; the last entry may be the end);
+    - `scores`: ``[decision, scores]`` each time `State.outcome_scores` (the scores if the game
+      ended now, everything hidden revealed) changes; decision = actions applied before it, so
+      the first entry is the start and an entry at the game's length is its end;
     - `choices`: per decision, how many legal actions the player chose among (None where the
       space is continuous);
     - `figures`: per name of the game's choice figures (`choice_figures_of`), the mean and the
       number of decisions that reported it.
     """
 
-    leaders: list[list[Any]] = field(default_factory=list)
+    scores: list[list[Any]] = field(default_factory=list)
     choices: list[int | None] = field(default_factory=list)
     sums: dict[str, list[float]] = field(default_factory=dict)
 
     def record(self, state: State, player: Player) -> None:
         """Note the position before `player` decides."""
-        self.lead(state)
+        self.note(state)
         space = state.legal_actions(player)
         self.choices.append(len(space) if isinstance(space, FiniteActionSpace) else None)
         for name, value in choice_figures_of(state, player).items():
@@ -551,17 +572,15 @@ class Trace:
             total[0] += float(value)
             total[1] += 1
 
-    def lead(self, state: State) -> None:
-        """Note the leading seats now, if they changed."""
-        scores = state.scores()
-        best = max(scores)
-        seats = [p for p, s in enumerate(scores) if s == best]
-        if not self.leaders or self.leaders[-1][1] != seats:
-            self.leaders.append([len(self.choices), seats])
+    def note(self, state: State) -> None:
+        """Note the outcome scores now, if they changed."""
+        scores = [float(s) for s in state.outcome_scores()]
+        if not self.scores or self.scores[-1][1] != scores:
+            self.scores.append([len(self.choices), scores])
 
     def to_json(self) -> dict[str, Any]:
         """The trace as JSON-able data (a row's ``trace``)."""
-        return {"leaders": self.leaders, "choices": self.choices,
+        return {"scores": self.scores, "choices": self.choices,
                 "figures": {k: {"mean": t / n, "n": n} for k, (t, n) in sorted(self.sums.items())}}
 
 
@@ -578,28 +597,41 @@ def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -
 
 
 def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-              start: State | None = None, max_steps: int = 100_000) -> GameResult:
-    """Play one game: `bots[p]` in seat `p`, setup from `seed` (or a copy of `start`).
+              start: State | None = None, max_steps: int = 100_000, by_turn: bool = False
+              ) -> GameResult:
+    """Play one game: `bots[p]` in seat `p` (with `by_turn`, `bots[k]` for the player in turn
+    position k, see `State.turn_order`), setup from `seed` (or a copy of `start`).
 
     Each seat draws from its own stream `bot_rngs(seed, players)[p]`, so the same seed and bots
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
-    return play_out(game, players, bots, seed, start, max_steps)[1]
+    return play_out(game, players, bots, seed, start, max_steps, by_turn)[1]
+
+
+def seated_by_turn(bots: Sequence[T], order: Sequence[Player]) -> list[T]:
+    """Bots listed by turn position, listed by seat instead (`order`: `State.turn_order`)."""
+    seated = list(bots)
+    for k, p in enumerate(order):
+        seated[p] = bots[k]
+    return seated
 
 
 def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-             start: State | None = None, max_steps: int = 100_000) -> tuple[State, GameResult]:
+             start: State | None = None, max_steps: int = 100_000, by_turn: bool = False
+             ) -> tuple[State, GameResult]:
     """`play_game`, and the state it ended in (to draw or replay a row's game: the same seed
     and bots give the same game, unless a bot's budget is time)."""
-    seats = [make_bot(b, game) for b in bots]
-    if len(seats) != players:
-        raise ValueError(f"{len(seats)} bots for {players} players: give one bot per seat")
+    if len(bots) != players:
+        raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
     state = game.new_state(players=players, seed=seed) if start is None else start.clone()
     if state.num_players != players:
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
+    seats = [make_bot(b, game) for b in (seated_by_turn(bots, state.turn_order()) if by_turn
+                                         else bots)]
     rngs = bot_rngs(seed, players)
-    began, first, clock = len(state.history), list(state.to_move()), time.perf_counter()
+    began, clock = len(state.history), time.perf_counter()
+    first, order = list(state.to_move()), state.turn_order()
     trace = Trace()
 
     def choose(p: Player) -> Action:
@@ -607,13 +639,15 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
         return seats[p].choose(state, p, rngs[p])
 
     play_rounds(state, choose, max_steps)
-    trace.lead(state)
+    trace.note(state)
     over = state.is_over()
     return state, GameResult(
         game=game.name, seed=seed, players=players, bots=[b.spec for b in seats],
         scores=[float(s) for s in state.scores()], winners=list(state.winners()) if over else [],
-        length=len(state.history) - began, finished=over, first=first, figures=figures_of(state),
-        seconds=time.perf_counter() - clock, trace=trace.to_json(),
+        length=len(state.history) - began, finished=over, first=first, turn_order=order,
+        figures=figures_of(state),
+        seconds=time.perf_counter() - clock, trace=trace.to_json(), versions=versions_of(game),
+        options=options_of(state),
     )
 
 
@@ -633,6 +667,8 @@ def play_compiled(game: Game, players: int, seed: int, start: State | None = Non
         game=game.name, seed=seed, players=players, bots=["random"] * players,
         scores=played.scores[0].tolist(), winners=np.flatnonzero(played.winners[0]).tolist(),
         length=int(played.decisions[0]), finished=True, first=list(state.to_move()),
+        turn_order=state.turn_order(),
         seconds=time.perf_counter() - clock,
-        trace={"choices": played.log[:, 2].tolist()},  # the kernel logs no scores: no leaders
+        trace={"choices": played.log[:, 2].tolist()},  # the kernel logs no scores: no lead
+        versions=versions_of(game), options=options_of(state),
     )

@@ -1,171 +1,298 @@
 """Game metrics of a batch, computed from its rows (`geomsim analyze`'s ``games.jsonl``).
 
-Named as Ludii's game metrics name them where one matches (Browne, Stephenson et al., the
-Ludii "Evaluation" metrics), computed from what a row holds: its outcome, its length and time,
-the game's figures (`State.figures`) and its trace (`geomsim.bots.Trace`: the leading seats
-whenever they change, the legal actions of each decision, the game's choice figures).
+A metric named after one of Ludii's (its "Evaluation" metrics, `metrics.single.*` in the Ludii
+source) is computed as Ludii's source defines it; a geomsim quantity that differs has a name
+of its own. docs/metrics.md gives each metric's definition, source and range.
 
-| metric | meaning |
-|---|---|
-| Completion | share of games played to the end (not cut by ``--max-steps``) |
-| Drawishness | share of finished games won by more than one seat (a shared win) |
-| Balance | 1 - the largest difference between two seats' win rates (Ludii's) |
-| Seat Deviation | the largest difference between a seat's win rate and the even chance |
-| AdvantageP1 | win rate of the player who moved first |
-| Duration Moves | actions per game |
-| Duration Seconds | wall time per game |
-| Ending | how games ended (a game's figure ``ending``: Anasazi markers or towers, ...) |
-| Lead Change | changes of the leading seats (highest current score) per action, averaged |
-| Decisiveness Moves | share of the game played before the final sole winner led for good |
-| Decided At End | share of games whose winner led alone only after the last action, or never |
-| Branching Factor | legal actions per decision (finite action spaces) |
-| Decision Moves | share of decisions with more than one legal action |
+Every metric carries its 95% interval: Wilson's for a share of games, a bootstrap over games
+(percentile, 1,000 resamples, fixed stream) for the others. Each is computed from one value
+per game (`Metric.per_game`), so two batches on the same seeds compare game by game.
 
-Games with continuous actions report what they declare per decision (`State.choice_figures`,
-e.g. Anasazi's legal share of sampled poses and reachable pueblos per turn); every numeric game
-figure is described too. Ludii computes Lead Change and Decisiveness from a search's state
-evaluation; here the current score leads (documented in docs/analysis.md).
+Ludii ranks the players of a game (1 = best, ties share the mean of their places) and counts
+"partial wins" (1 for the sole first, 0 for the sole last, 0.5 for all tied): see
+`geomsim.stats.ranks`. Ludii's "player 1" is the first to move: here the turn positions
+(`State.turn_order`), not the player numbers. Lead and decisiveness follow each game's
+outcome scores (`State.outcome_scores`: the scores if the game ended now, everything hidden
+revealed), where Ludii uses a search's state evaluation.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from scipy import stats as scipy_stats
+
 from geomsim.files import write_text
-from geomsim.stats import describe, num, pct, summarize, win_share, wilson
+from geomsim.stats import (bootstrap_interval, describe, num, ordinal, partial_wins, pct, ranks,
+                           summarize, turn_values, wilson, win_share)
 
 Row = dict[str, Any]
+DOCS = "docs/metrics.md"
 
 
-# -- outcomes --------------------------------------------------------------------------------------
-def completion(rows: Sequence[Row]) -> float:
-    """Share of games played to the end."""
-    return sum(bool(r["finished"]) for r in rows) / len(rows) if rows else 0.0
+# -- what a game's trace says ----------------------------------------------------------------------
+def score_trace(row: Row) -> list[tuple[int, list[float]]] | None:
+    """The outcome scores of a game as ``(decision, scores)`` whenever they changed (None for a
+    row without them: compiled games and rows made before geomsim 0.2)."""
+    found = row.get("trace", {}).get("scores")
+    return [(int(d), [float(x) for x in s]) for d, s in found] if found else None
 
 
-def _finished(rows: Sequence[Row]) -> list[Row]:
-    return [r for r in rows if r["finished"]]
+def leaders_before(row: Row) -> list[frozenset[int]] | None:
+    """The leading players (highest outcome score) before each action of a game, then after the
+    last one: ``length + 1`` sets."""
+    trace = score_trace(row)
+    if trace is None:
+        return None
+    out: list[frozenset[int]] = []
+    k = 0
+    for i in range(row["length"] + 1):
+        while k + 1 < len(trace) and trace[k + 1][0] <= i:
+            k += 1
+        scores = trace[k][1]
+        best = max(scores)
+        out.append(frozenset(p for p, s in enumerate(scores) if s == best))
+    return out
 
 
-def drawishness(rows: Sequence[Row]) -> float:
-    """Share of finished games won by more than one seat."""
-    done = _finished(rows)
-    return sum(len(r["winners"]) > 1 for r in done) / len(done) if done else 0.0
+def scores_before(row: Row) -> list[list[float]] | None:
+    """The outcome scores before each action of a game (``length`` vectors, the end left out)."""
+    trace = score_trace(row)
+    if trace is None:
+        return None
+    out, k = [], 0
+    for i in range(row["length"]):
+        while k + 1 < len(trace) and trace[k + 1][0] <= i:
+            k += 1
+        out.append(trace[k][1])
+    return out
 
 
-def seat_rates(rows: Sequence[Row]) -> list[float]:
-    """Each seat's win rate, as the summary counts it (a win shared by k counts 1/k; an
-    unfinished game is played, not won)."""
-    return [s["win_rate"] for s in summarize(rows).get("by_seat", [])]
+# -- one value per game ------------------------------------------------------------------------------
+def lead_change(row: Row) -> float | None:
+    """Ludii's Lead Change of one game: how often the set of leaders differs from the one
+    before, over the states before each action (the first counts: Ludii starts from no
+    leader; the end does not), divided by the actions."""
+    leaders = leaders_before(row)
+    if leaders is None or not row["length"]:
+        return None
+    before = leaders[:-1]
+    changes = sum(1 for i, now in enumerate(before) if i == 0 or now != before[i - 1])
+    return changes / int(row["length"])
 
 
-def balance(rows: Sequence[Row]) -> float:
-    """Ludii's Balance: 1 - the largest difference between two seats' win rates."""
-    rates = seat_rates(rows)
-    return 1.0 - (max(rates) - min(rates)) if rates else 1.0
+def decisiveness_threshold(row: Row) -> float | None:
+    """Ludii's Decisiveness Threshold of one game: the highest outcome score any player who is
+    not a winner reached before an action (finished games only)."""
+    before = scores_before(row)
+    if before is None or not row["finished"] or not before:
+        return None
+    losers = [p for p in range(row["players"]) if p not in row["winners"]]
+    return max((s[p] for s in before for p in losers), default=None)
 
 
-def seat_deviation(rows: Sequence[Row]) -> dict[str, Any]:
-    """The seat whose win rate lies farthest from the even chance: seat, rate, 95% interval,
-    and the deviation (rate - even chance)."""
-    seats = summarize(rows).get("by_seat", [])
-    if not seats:
-        return {}
-    even = 1 / len(seats)
-    worst = max(seats, key=lambda s: (round(abs(s["win_rate"] - even), 12), -s["seat"]))
-    return {"seat": worst["seat"], "win_rate": worst["win_rate"], "ci95": worst["ci95"],
-            "deviation": worst["win_rate"] - even}
+def decisiveness_moves(row: Row) -> float | None:
+    """Ludii's Decisiveness Moves of one game: the share of its actions played before a winner
+    first scored above the Decisiveness Threshold (1 when none did before the end)."""
+    threshold, before = decisiveness_threshold(row), scores_before(row)
+    if threshold is None or before is None:
+        return None
+    for i, scores in enumerate(before):
+        if any(scores[p] > threshold for p in row["winners"]):
+            return i / int(row["length"])
+    return 1.0
 
 
-def advantage_first(rows: Sequence[Row]) -> dict[str, Any]:
-    """Ludii's AdvantageP1: the win rate of the player who moved first (games with one first
-    mover), with its 95% interval."""
-    done = [r for r in _finished(rows) if len(r.get("first", [])) == 1]
-    if not done:
-        return {}
-    wins = sum(win_share(r, r["first"][0]) for r in done)
-    return {"win_rate": wins / len(done), "ci95": list(wilson(wins, len(done))), "games": len(done)}
+def lead_for_good(row: Row) -> int | None:
+    """The number of actions after which the sole winner led alone (by outcome score) to the
+    end; the length when only the end put it alone ahead (a tie-break win, say); None for a
+    shared win, an unfinished game or a row without a trace."""
+    leaders = leaders_before(row)
+    if leaders is None or not row["finished"] or len(row["winners"]) != 1:
+        return None
+    alone, taken = frozenset(row["winners"]), int(row["length"])
+    for i in range(row["length"], -1, -1):
+        if leaders[i] != alone:
+            break
+        taken = i
+    return taken
+
+
+def decided_at_end(row: Row) -> float | None:
+    """1 when the sole winner led alone only after the last action (or never), else 0."""
+    k = lead_for_good(row)
+    return None if k is None else float(k >= row["length"])
+
+
+def decision_moves(row: Row) -> float | None:
+    """Ludii's Decision Moves of one game: the share of decisions with more than one legal
+    action (a continuous decision counts as one)."""
+    choices: list[int | None] = row.get("trace", {}).get("choices") or []
+    if not choices:
+        return None
+    return sum(c is None or c > 1 for c in choices) / len(choices)
+
+
+def branching_factor(row: Row) -> float | None:
+    """Ludii's Branching Factor (Avg) of one game: legal actions per decision, averaged; None
+    when a decision of the game is continuous (see `finite_branching_factor`)."""
+    choices: list[int | None] = row.get("trace", {}).get("choices") or []
+    counts = [c for c in choices if c is not None]
+    if not choices or len(counts) < len(choices):
+        return None
+    return sum(counts) / len(counts)
+
+
+def finite_branching_factor(row: Row) -> float | None:
+    """Legal actions per finite decision of a game whose other decisions are continuous (None
+    when every decision is finite: `branching_factor` covers it)."""
+    choices = row.get("trace", {}).get("choices", [])
+    counts = [c for c in choices if c is not None]
+    return sum(counts) / len(counts) if counts and len(counts) < len(choices) else None
+
+
+def continuous_share(row: Row) -> float | None:
+    """The share of a game's decisions whose legal actions are a continuum (Anasazi's poses);
+    None for a game whose decisions are all finite."""
+    choices = row.get("trace", {}).get("choices")
+    if not choices or all(c is not None for c in choices):
+        return None
+    return sum(c is None for c in choices) / len(choices)
+
+
+def first_mover_partial_win(row: Row) -> float | None:
+    """Ludii's partial win (by rank) of the player who moved first."""
+    found = turn_values(row, partial_wins(row))
+    return None if found is None else found[0]
+
+
+def first_mover_win(row: Row) -> float | None:
+    """The first mover's share of the win (1/k of a win shared by k)."""
+    order = row.get("turn_order")
+    return win_share(row, order[0]) if order else None
+
+
+def _sole_winner(row: Row) -> float:
+    return float(row["finished"] and len(row["winners"]) == 1)
+
+
+def _all_tied(row: Row) -> float:
+    return float(row["finished"] and len(set(ranks(row))) == 1)
+
+
+def _shared_win(row: Row) -> float | None:
+    return float(len(row["winners"]) > 1) if row["finished"] else None
+
+
+# -- the metrics -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Metric:
+    """A metric: its name, where the definition comes from, one value per game and how the
+    games' values combine (`kind`: "share" of games, Wilson interval; "mean" over games,
+    bootstrap interval)."""
+
+    name: str
+    source: str
+    per_game: Callable[[Row], float | None]
+    kind: str = "mean"
+    unit: str = ""
+
+    def values(self, rows: Sequence[Row]) -> list[float | None]:
+        """The metric's value in each game (None where it does not apply)."""
+        return [self.per_game(r) for r in rows]
+
+    def estimate(self, rows: Sequence[Row]) -> dict[str, Any] | None:
+        """The value over `rows` with its 95% interval and the games it covers; None when no
+        game has a value."""
+        found = [v for v in self.values(rows) if v is not None]
+        if not found:
+            return None
+        value = sum(found) / len(found)
+        ci = wilson(sum(found), len(found)) if self.kind == "share" else bootstrap_interval(found)
+        return {"value": value, "ci95": list(ci), "games": len(found)}
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("Completion", "Ludii", _sole_winner, "share"),
+    Metric("Finished", "geomsim", lambda r: float(bool(r["finished"])), "share"),
+    Metric("Drawishness", "Ludii", _all_tied, "share"),
+    Metric("Shared Wins", "geomsim", _shared_win, "share"),
+    Metric("AdvantageP1", "Ludii", first_mover_partial_win),
+    Metric("First-Mover Win Rate", "geomsim", first_mover_win, "share"),
+    Metric("Duration Moves", "Ludii", lambda r: float(r["length"]), unit="actions"),
+    Metric("Duration Seconds", "geomsim", lambda r: float(r.get("seconds", 0.0)), unit="s"),
+    Metric("Lead Change", "Ludii", lead_change),
+    Metric("Decisiveness Threshold", "Ludii", decisiveness_threshold, unit="points"),
+    Metric("Decisiveness Moves", "Ludii", decisiveness_moves),
+    Metric("Decided At End", "geomsim", decided_at_end, "share"),
+    Metric("Decision Moves", "Ludii", decision_moves),
+    Metric("Branching Factor", "Ludii", branching_factor, unit="actions"),
+    Metric("Finite Branching Factor", "geomsim", finite_branching_factor, unit="actions"),
+    Metric("Continuous Decisions", "geomsim", continuous_share),
+)
+BY_NAME = {m.name: m for m in METRICS}
+
+
+def balance(rows: Sequence[Row]) -> dict[str, Any] | None:
+    """Ludii's Balance over turn positions: 1 - the largest difference between the mean partial
+    wins (by rank) of two turn positions, with its bootstrap 95% interval."""
+    found = [v for r in rows if (v := turn_values(r, partial_wins(r))) is not None]
+    if not found or len(found[0]) < 2:
+        return None
+    columns = np.asarray(found, dtype=float).T
+
+    def spread(means: np.ndarray) -> np.ndarray:
+        return 1.0 - (means.max(axis=1) - means.min(axis=1))  # type: ignore[no-any-return]
+
+    value = float(spread(columns.mean(axis=1)[None, :])[0])
+    return {"value": value, "ci95": list(bootstrap_interval(columns, spread)), "games": len(found),
+            "by_turn": [float(x) for x in columns.mean(axis=1)]}
+
+
+def turn_order_effect(rows: Sequence[Row]) -> dict[str, Any] | None:
+    """The turn position whose win rate lies farthest from the even chance (rate, Wilson 95%
+    interval, deviation), and the p-value of a chi-square test that every turn position wins
+    equally often (one test for all positions: no multiple comparisons)."""
+    by_turn = summarize(rows).get("by_turn") or []
+    if len(by_turn) < 2:
+        return None
+    even = 1 / len(by_turn)
+    worst = max(by_turn, key=lambda t: (round(abs(t["win_rate"] - even), 12), -t["turn"]))
+    wins = np.array([t["wins"] for t in by_turn], dtype=float)
+    p = float(scipy_stats.chisquare(wins).pvalue) if wins.sum() > 0 else 1.0
+    return {"turn": worst["turn"], "win_rate": worst["win_rate"], "ci95": worst["ci95"],
+            "deviation": worst["win_rate"] - even, "p_equal": p, "games": worst["games"]}
 
 
 def endings(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
-    """How the games ended: per ending (the game's figure ``ending``; "unfinished" for games
-    cut short, "unknown" where the game does not say), games, share and 95% interval."""
+    """How the games ended: per ending (the game's figure ``ending``; "unfinished" for games cut
+    short, "not recorded" where the game or its compiled player does not say), games, share and
+    Wilson 95% interval."""
     found = Counter("unfinished" if not r["finished"] else
-                    str(r.get("figures", {}).get("ending", "unknown")) for r in rows)
+                    str(r.get("figures", {}).get("ending", "not recorded")) for r in rows)
     n = len(rows)
     return {k: {"games": v, "share": v / n, "ci95": list(wilson(v, n))}
             for k, v in sorted(found.items())}
 
 
-# -- the course of play ----------------------------------------------------------------------------
-def _leaders(row: Row) -> list[list[Any]] | None:
-    return row.get("trace", {}).get("leaders") or None
-
-
-def lead_changes(row: Row) -> int | None:
-    """How often the set of leading seats changed in a game (None without a trace)."""
-    leaders = _leaders(row)
-    return None if leaders is None else len(leaders) - 1
-
-
-def lead_change(rows: Sequence[Row]) -> float | None:
-    """Ludii's Lead Change: changes of the leading seats per action, averaged over games."""
-    found = [lead_changes(r) / r["length"] for r in rows
-             if lead_changes(r) is not None and r["length"]]
-    return sum(found) / len(found) if found else None
-
-
-def lead_for_good(row: Row) -> int | None:
-    """The number of actions after which the sole winner led alone to the end (the length of
-    the game when it never did before the end, e.g. a tie-break win); None for a shared win,
-    an unfinished game or a game without a trace."""
-    leaders = _leaders(row)
-    if leaders is None or not row["finished"] or len(row["winners"]) != 1:
-        return None
-    winner = row["winners"][0]
-    taken: int = row["length"]
-    for decision, seats in reversed(leaders):
-        if seats != [winner]:
-            break
-        taken = decision
-    return taken
-
-
-def decisiveness(rows: Sequence[Row]) -> dict[str, Any]:
-    """Decisiveness Moves (the mean share of a game played before its winner led for good),
-    Decided At End (the share of games decided only by the last action), and the statistics
-    of the action at which the lead was taken for good."""
-    taken = [(k, r["length"]) for r in rows
-             if (k := lead_for_good(r)) is not None and r["length"]]
-    if not taken:
-        return {}
-    return {"Decisiveness Moves": sum(k / n for k, n in taken) / len(taken),
-            "Decided At End": sum(k >= n for k, n in taken) / len(taken),
-            "action": describe([k for k, _ in taken]), "sole winners": len(taken)}
-
-
-def branching(rows: Sequence[Row]) -> dict[str, Any]:
-    """Branching Factor (legal actions per decision, over the finite decisions of the batch),
-    Decision Moves (the share of them with more than one), and the mean over games of each of
-    the game's choice figures."""
-    counts = [c for r in rows for c in r.get("trace", {}).get("choices", []) if c is not None]
-    out: dict[str, Any] = {}
-    if counts:
-        out["Branching Factor"] = sum(counts) / len(counts)
-        out["Decision Moves"] = sum(c > 1 for c in counts) / len(counts)
-        out["decisions"] = len(counts)
+def choice_figures(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
+    """The mean over games of each of the game's choice figures, with its bootstrap interval."""
     names = sorted({k for r in rows for k in r.get("trace", {}).get("figures", {})})
-    out["choice figures"] = {name: describe([r["trace"]["figures"][name]["mean"] for r in rows
-                                             if name in r.get("trace", {}).get("figures", {})])
-                             for name in names}
+    out = {}
+    for name in names:
+        values = [r["trace"]["figures"][name]["mean"] for r in rows
+                  if name in r.get("trace", {}).get("figures", {})]
+        out[name] = {**describe(values), "ci95": list(bootstrap_interval(values))}
     return out
 
 
-# -- all of them -----------------------------------------------------------------------------------
+# -- all of them -------------------------------------------------------------------------------------
 def metrics(rows: Sequence[Row]) -> dict[str, Any]:
     """Every metric of the batch's rows (sorted by seed first, so the order they finished in
     does not matter)."""
@@ -173,24 +300,29 @@ def metrics(rows: Sequence[Row]) -> dict[str, Any]:
     if not rows:
         return {"games": 0}
     summary = summarize(rows)
-    return {
+    found: dict[str, Any] = {
         "game": rows[0]["game"], "players": rows[0]["players"], "games": len(rows),
-        "by_seat": summary["by_seat"], "by_bot": summary["by_bot"],
-        "Completion": completion(rows), "Drawishness": drawishness(rows),
-        "Balance": balance(rows), "Seat Deviation": seat_deviation(rows),
-        "AdvantageP1": advantage_first(rows),
-        "Duration Moves": describe([r["length"] for r in rows]),
-        "Duration Seconds": describe([r.get("seconds", 0.0) for r in rows]),
-        "Ending": endings(rows),
-        "Lead Change": lead_change(rows),
-        "lead changes": describe([c for c in map(lead_changes, rows) if c is not None]),
-        **decisiveness(rows), **branching(rows),
-        "figures": summary["figures"],
+        "by_turn": summary["by_turn"], "by_seat": summary["by_seat"], "by_bot": summary["by_bot"],
     }
+    for m in METRICS:
+        if (estimate := m.estimate(rows)) is not None:
+            found[m.name] = estimate
+    if (b := balance(rows)) is not None:
+        found["Balance"] = b
+    if (effect := turn_order_effect(rows)) is not None:
+        found["Turn-Order Effect"] = effect
+    found["Ending"] = endings(rows)
+    found["Duration"] = describe([r["length"] for r in rows])
+    taken = [k for r in rows if (k := lead_for_good(r)) is not None]
+    found["lead for good"] = describe(taken)
+    found["choice figures"] = choice_figures(rows)
+    found["figures"] = summary["figures"]
+    return found
 
 
-def _ci(d: dict[str, Any]) -> str:
-    return f"{pct(d['ci95'][0])}–{pct(d['ci95'][1])}"
+def _ci(d: dict[str, Any], share: bool = True) -> str:
+    low, high = d["ci95"]
+    return f"{pct(low)}–{pct(high)}" if share else f"{num(low)}–{num(high)}"
 
 
 def _stats(d: dict[str, float]) -> str:
@@ -199,51 +331,54 @@ def _stats(d: dict[str, float]) -> str:
     return f"mean {num(d['mean'])}, median {num(d['median'])}, {num(d['min'])}–{num(d['max'])}"
 
 
+def _estimate(m: Metric, d: dict[str, Any]) -> str:
+    share = m.kind == "share" or m.name in {"AdvantageP1", "Lead Change", "Decisiveness Moves",
+                                            "Decision Moves", "Continuous Decisions"}
+    value = pct(d["value"]) if share else f"{num(d['value'])} {m.unit}".rstrip()
+    return f"{value} (95% CI {_ci(d, share)}; {d['games']} games)"
+
+
 def metric_lines(m: dict[str, Any]) -> list[tuple[str, str]]:
-    """The metrics as (name, value in words) pairs, in the order of the module's table."""
+    """The metrics as (name, value in words with its 95% interval) pairs, in the order of
+    docs/metrics.md."""
     if not m.get("games"):
         return []
-    lines = [("Completion", pct(m["Completion"])), ("Drawishness", pct(m["Drawishness"])),
-             ("Balance", f"{m['Balance']:.3f}")]
-    if dev := m["Seat Deviation"]:
-        lines.append(("Seat Deviation", f"seat {dev['seat']}: {pct(dev['win_rate'])} "
-                      f"({_ci(dev)}), {100 * dev['deviation']:+.1f} points from even"))
-    if first := m["AdvantageP1"]:
-        lines.append(("AdvantageP1", f"{pct(first['win_rate'])} ({_ci(first)}) "
-                      f"in {first['games']} games"))
-    lines += [("Duration Moves", _stats(m["Duration Moves"])),
-              ("Duration Seconds", _stats(m["Duration Seconds"]))]
+    lines: list[tuple[str, str]] = []
+    if b := m.get("Balance"):
+        lines.append(("Balance", f"{b['value']:.3f} (95% CI {b['ci95'][0]:.3f}–{b['ci95'][1]:.3f}; "
+                      f"over turn positions, {b['games']} games)"))
+    if t := m.get("Turn-Order Effect"):
+        lines.append(("Turn-Order Effect", f"{ordinal(t['turn'] + 1)} to move wins "
+                      f"{pct(t['win_rate'])} (95% CI {_ci(t)}), {100 * t['deviation']:+.1f} points "
+                      f"from even; all positions equal: p = {t['p_equal']:.3g}"))
+    for metric in METRICS:
+        if metric.name in m:
+            lines.append((metric.name, _estimate(metric, m[metric.name])))
     lines.append(("Ending", "; ".join(f"{k} {pct(v['share'])} ({_ci(v)})"
                                       for k, v in m["Ending"].items())))
-    if m["Lead Change"] is not None:
-        lines.append(("Lead Change", f"{m['Lead Change']:.3f} per action "
-                      f"({_stats(m['lead changes'])} changes a game)"))
-    if "Decisiveness Moves" in m:
-        lines += [("Decisiveness Moves", f"{m['Decisiveness Moves']:.3f} "
-                   f"(winner leads for good after action {_stats(m['action'])}, "
-                   f"{m['sole winners']} games with a sole winner)"),
-                  ("Decided At End", pct(m["Decided At End"]))]
-    if "Branching Factor" in m:
-        lines += [("Branching Factor", f"{m['Branching Factor']:.3g} legal actions per finite "
-                   f"decision ({m['decisions']} decisions)"),
-                  ("Decision Moves", pct(m["Decision Moves"]))]
-    lines += [(f"{name} (game means)", _stats(d)) for name, d in m["choice figures"].items()]
+    lines += [(f"{name} (game means)", f"{_stats(d)} (95% CI of the mean {_ci(d, False)})")
+              for name, d in m["choice figures"].items()]
     lines += [(name, _stats(d)) for name, d in m["figures"].items()]
     return lines
 
 
 def metrics_markdown(m: dict[str, Any]) -> str:
-    """The metrics as a Markdown table."""
+    """The metrics as a Markdown table (each name's definition: docs/metrics.md)."""
     if not m.get("games"):
         return "No games.\n"
     head = [f"# {m['game']}: metrics of {m['games']} games, {m['players']} players", "",
+            f"Definitions, sources and ranges: {DOCS}. Intervals: 95% (Wilson for shares of "
+            "games, bootstrap over games for the others).", "",
             "| metric | value |", "|---|---|"]
     return "\n".join(head + [f"| {k} | {v} |" for k, v in metric_lines(m)]) + "\n"
 
 
-def write_metrics(out: Path, rows: Sequence[Row]) -> dict[str, Any]:
+def write_metrics(out: Path, rows: Sequence[Row], versions: dict[str, Any] | None = None
+                  ) -> dict[str, Any]:
     """Write ``metrics.json`` and ``metrics.md`` into `out`; return the metrics."""
     found = metrics(rows)
+    if versions:
+        found["versions"] = versions
     write_text(out / "metrics.json", json.dumps(found, indent=1, allow_nan=False) + "\n")
     write_text(out / "metrics.md", metrics_markdown(found))
     return found

@@ -22,12 +22,13 @@ from typing import Any
 import numpy as np
 
 from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game
+from geomsim.batch import kind_of, require_one_kind
 from geomsim.errors import InputError
 from geomsim.files import atomic_path
-from geomsim.metrics import lead_changes, lead_for_good, metric_lines, metrics
+from geomsim.metrics import lead_change, lead_for_good, metric_lines, metrics
 from geomsim.moved import moved
 from geomsim.reading import read_file, short
-from geomsim.stats import summarize
+from geomsim.stats import ordinal, summarize
 
 FORMATS = (".html", ".pdf")
 
@@ -68,6 +69,7 @@ class Report:
     summary: dict[str, Any]
     metrics: dict[str, Any]
     figures: list[tuple[str, Any]] = field(default_factory=list)  # (caption, Figure)
+    rules: str = ""  # the rules, options and versions the rows were played with
     moments: list[Moment] = field(default_factory=list)
 
 
@@ -76,18 +78,28 @@ def build_report(results: Path, moments: bool = True) -> Report:
     rows = read_rows(results / ROWS)
     if not rows:
         raise InputError(f"{results / ROWS}: no games to report")
+    try:
+        require_one_kind(rows, str(results / ROWS))
+    except ValueError as e:
+        raise InputError(str(e)) from None
     record = _record(results)
     summary, found = summarize(rows), metrics(rows)
     command = batch_command(record) if record else "(no batch.json: the command is not known)"
     report = Report(f"{summary['game']}: {summary['games']} games, {summary['players']} players",
-                    command, summary, found)
-    report.figures.append(("Win rates by bot and by seat (95% Wilson intervals), scores by bot, "
+                    command, summary, found, rules=played_by(rows[0]))
+    report.figures.append(("Win rates by bot and by turn position (95% Wilson intervals), scores by bot, "
                            "game lengths", plot_summary(summary, rows)))
     report.figures.append(("Metrics: how games end, lead changes, when the winner took the "
                            "lead for good", plot_metrics(found, rows)))
     if moments:
         report.moments = draw_moments(rows, record)
     return report
+
+
+def played_by(row: dict[str, Any]) -> str:
+    """The rules, options and versions a row was played with, in words."""
+    version = (row.get("versions") or {}).get("geomsim", "before 0.2")
+    return f"{'; '.join(kind_of(row))}; geomsim {version}"
 
 
 def _record(results: Path) -> dict[str, Any] | None:
@@ -122,8 +134,9 @@ def plot_metrics(found: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
     ends.set_xticks(x, names)
     ends.set_ylim(0, 1)
     ends.set_title("How games end")
-    counts = [c for r in rows if (c := lead_changes(r)) is not None]
-    _histogram(changes, counts, "lead changes per game", "Lead changes")
+    rates = [c for r in rows if (c := lead_change(r)) is not None]
+    _histogram(changes, rates, "lead changes per action (Ludii's Lead Change of a game)",
+               "Lead Change", bins=np.linspace(0, max(rates, default=1.0) or 1.0, 21))
     shares = [k / r["length"] for r in rows if (k := lead_for_good(r)) is not None and r["length"]]
     _histogram(taken, shares, "share of the game before the winner led for good",
                "Decisiveness", bins=np.linspace(0, 1, 21))
@@ -205,7 +218,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def _rate_rows(entries: Sequence[dict[str, Any]], key: str) -> list[list[str]]:
-    return [[e[key], e["games"], f"{e['wins']:g}", f"{100 * e['win_rate']:.1f}%",
+    """Table rows of win rates (a turn position as 1st, 2nd, ...)."""
+    return [[ordinal(e[key] + 1) if key == "turn" else e[key], e["games"], f"{e['wins']:g}", f"{100 * e['win_rate']:.1f}%",
              f"{100 * e['ci95'][0]:.1f}–{100 * e['ci95'][1]:.1f}%",
              f"{e['score'].get('mean', 0):.3g}"] for e in entries]
 
@@ -223,10 +237,13 @@ def report_html(report: Report) -> str:
              f"<title>{html.escape(report.title)}</title><style>{STYLE}</style></head><body>",
              f"<h1>{html.escape(report.title)}</h1>",
              f"<p>Made by <code>{html.escape(report.command)}</code></p>",
+             f"<p>Played with: {html.escape(report.rules)}</p>",
              "<h2>Win rate by bot</h2>", _table(["bot", *header[1:]],
                                                _rate_rows(report.summary["by_bot"], "bot")),
-             "<h2>Win rate by seat</h2>", _table(["seat", *header[1:]],
-                                                _rate_rows(report.summary["by_seat"], "seat")),
+             "<h2>Win rate by turn position</h2>",
+             _table(["turn", *header[1:]], _rate_rows(report.summary.get("by_turn", []), "turn")),
+             "<h2>Win rate by player number</h2>",
+             _table(["player", *header[1:]], _rate_rows(report.summary["by_seat"], "seat")),
              "<h2>Metrics</h2>", _table(["metric", "value"], metric_lines(report.metrics))]
     for caption, fig in report.figures:
         parts.append(f"<figure><img src='{_data_uri(fig)}' alt='{html.escape(caption)}'>"
@@ -249,9 +266,10 @@ def write_pdf(report: Report, path: Path) -> None:
     from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
 
-    lines = [report.title, "", f"Made by: {report.command}", ""]
+    lines = [report.title, "", f"Made by: {report.command}", f"Played with: {report.rules}", ""]
     for label, entries, key in (("bot", report.summary["by_bot"], "bot"),
-                                ("seat", report.summary["by_seat"], "seat")):
+                                ("turn position", report.summary.get("by_turn", []), "turn"),
+                                ("player number", report.summary["by_seat"], "seat")):
         lines.append(f"Win rate by {label}:")
         lines += ["  " + "  ".join(map(str, r)) for r in _rate_rows(entries, key)]
         lines.append("")

@@ -586,6 +586,8 @@ class Game(ABC):
     rules: Mapping[str, Rule]
     action_types: Sequence[type[Action]] = ()
     hidden_information: bool = False  # True when some player may not know part of a state
+    # Bumped whenever a rule's behaviour changes, so batches of different rules never mix.
+    rules_version: int = 1
     # Modules `random_playouts` imports that are optional (``pip install 'geomsim[fast]'``).
     playout_requires: tuple[str, ...] = ()
     parts: Parts = Parts()
@@ -978,6 +980,21 @@ class State(ABC):
     def evaluate(self, player: Player) -> float:
         """A heuristic value of this state for `player` (greedy bots); the score by default."""
         return float(self.scores()[self._player(player)])
+
+    def turn_order(self) -> list[Player]:
+        """The players in the order they take turns as the game stands now: at the start of a
+        game, who moves first, second, ... (turn position 0 is the first mover). By default the
+        seats clockwise (increasing numbers) from the first player to move; a game whose first
+        decision is simultaneous says whose turn comes first."""
+        movers = self.to_move()
+        first = movers[0] if movers else 0
+        return [(first + i) % self.num_players for i in range(self.num_players)]
+
+    def outcome_scores(self) -> list[float]:
+        """The scores the rules would give if the game ended now with everything hidden revealed
+        (the whole truth, not a player's view): what batch metrics trace the lead with. The
+        scores by default; a game whose end adds points (secret objectives, bonuses) says so."""
+        return [float(s) for s in self.scores()]
 
     def returns_finite(self) -> bool:
         """True when every score is a finite number."""

@@ -636,3 +636,43 @@ def test_a_real_game_gives_the_same_rows_on_one_and_two_workers(name: str, games
     assert [r["seed"] for r in one] == list(range(7, 7 + games)) and all(r["finished"] for r in one)
     summary = write_summary(tmp_path / "one", one, plot=False)
     assert summary["games"] == games and {b["bot"] for b in summary["by_bot"]} == {"greedy:4", "random"}
+
+
+def test_a_rotating_batch_seats_every_bot_in_every_turn_position():
+    """Cibola's first player is the torch keeper, drawn at setup: rotating by player number
+    would not rotate turn positions; `rotate` seats the line-up by turn position."""
+    from geomsim.analysis import run_games
+
+    batch = Batch("cibola", 3, ("greedy", "random", "random"), seed=5, games=6)
+    rows = run_games("cibola", 3, [(s, batch.lineup(s)) for s in batch.seeds()], None, 100_000,
+                     by_turn=batch.rotate)
+    positions = [r["turn_order"].index(r["bots"].index("greedy")) for r in rows]
+    assert sorted(positions) == [0, 0, 1, 1, 2, 2]
+    assert len({r["turn_order"][0] for r in rows}) > 1  # the first player does vary
+
+
+def test_rows_of_other_rules_do_not_mix(tmp_path):
+    from geomsim.batch import require_one_kind
+
+    rows = [{"game": "g", "players": 2, "seed": s, "versions": {"rows": 2, "rules": "g/1"},
+             "options": {}} for s in range(3)]
+    require_one_kind(rows, "x")
+    rows[2]["options"] = {"towers_to_end": 3}
+    with pytest.raises(ValueError, match="x: rows of incompatible batches: .*towers_to_end=3"):
+        require_one_kind(rows, "x")
+    rows[2]["options"], rows[1]["versions"] = {}, {"rows": 2, "rules": "g/2"}
+    with pytest.raises(ValueError, match="rules g/1.*rules g/2"):
+        require_one_kind(rows, "x")
+
+
+def test_resume_refuses_a_batch_played_by_other_rules(tmp_path):
+    from geomsim.analysis import BATCH, batch_record, check_resume
+    from geomsim.errors import InputError
+
+    batch = Batch("cibola", 2, ("random", "random"), games=2)
+    record = batch_record(batch)
+    assert record["versions"]["rules"] == "cibola/1" and record["versions"]["rows"] == 2
+    (tmp_path / BATCH).write_text(json.dumps({**record, "versions": {**record["versions"],
+                                                                     "rules": "cibola/0"}}))
+    with pytest.raises(InputError, match="versions was"):
+        check_resume(tmp_path, batch, resume=True, force=False)

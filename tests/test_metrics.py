@@ -1,5 +1,6 @@
-"""Game metrics of a batch (geomsim.metrics), each checked on hand-made rows with known answers,
-and on the rows of real games (the trace that play_game records)."""
+"""Game metrics of a batch (geomsim.metrics), each checked on hand-made rows against the answer
+its source's definition gives (Ludii's `metrics.single.*` for the Ludii names, worked by hand
+here), and on the rows of real games (the trace that play_game records)."""
 
 from __future__ import annotations
 
@@ -10,122 +11,196 @@ import pytest
 from geomsim import metrics as mt
 from geomsim.bots import play_game
 from geomsim.registry import load_game
+from geomsim.stats import partial_wins, ranks
 
 
 def row(seed: int, winners: list[int], length: int = 10, finished: bool = True,
-        leaders: list | None = None, choices: list | None = None, first: list | None = None,
+        scores: list[float] | None = None, trace_scores: list | None = None,
+        choices: list | None = None, turn_order: list[int] | None = None,
         figures: dict | None = None, trace_figures: dict | None = None, seconds: float = 1.0,
         players: int = 2) -> dict:
     """A row as GameResult.to_row writes it, with what a test sets."""
-    trace = {"leaders": leaders or [], "choices": choices or [], "figures": trace_figures or {}}
-    return {"game": "toy", "seed": seed, "players": players, "bots": ["a", "b"][:players] or [],
-            "scores": [0.0] * players, "winners": winners if finished else [], "length": length,
-            "finished": finished, "first": first if first is not None else [0],
+    trace = {"choices": choices or [], "figures": trace_figures or {}}
+    if trace_scores is not None:
+        trace["scores"] = trace_scores
+    return {"game": "toy", "seed": seed, "players": players, "bots": ["a", "b", "c", "d"][:players],
+            "scores": scores or [0.0] * players, "winners": winners if finished else [],
+            "length": length, "finished": finished, "first": [0],
+            "turn_order": turn_order if turn_order is not None else list(range(players)),
             "figures": figures or {}, "seconds": seconds, "trace": trace,
             "winner": winners[0] if finished and len(winners) == 1 else None}
 
 
-def test_completion_counts_games_played_to_the_end():
-    rows = [row(0, [0]), row(1, [1]), row(2, [], finished=False), row(3, [0])]
-    assert mt.completion(rows) == 0.75
+# -- ranks and partial wins (Ludii's RankUtils) ----------------------------------------------------
+def test_ranks_share_the_mean_of_tied_places_and_winners_come_first():
+    assert ranks(row(0, [0], scores=[10, 7, 7, 3], players=4)) == [1, 2.5, 2.5, 4]
+    # a tie-break winner ranks above an equal score
+    assert ranks(row(0, [1], scores=[5, 5, 2], players=3)) == [2, 1, 3]
+    assert ranks(row(0, [0, 1], scores=[5, 5, 2], players=3)) == [1.5, 1.5, 3]
+    assert ranks(row(0, [], finished=False, players=4)) == [2.5] * 4
 
 
-def test_drawishness_is_the_share_of_shared_wins_among_finished_games():
-    rows = [row(0, [0, 1]), row(1, [1]), row(2, [0]), row(3, [0, 1]), row(4, [], finished=False)]
-    assert mt.drawishness(rows) == 0.5
+def test_partial_wins_are_ludiis_utilities_mapped_to_0_1():
+    # utility = 1 - (rank - 1) * 2 / (n - 1); partial win = (utility + 1) / 2
+    assert partial_wins(row(0, [0], scores=[10, 7, 7, 3], players=4)) == [1, 0.5, 0.5, 0]
+    assert partial_wins(row(0, [0, 1], scores=[4, 4, 1], players=3)) == [0.75, 0.75, 0]
 
 
-def test_balance_is_one_less_the_largest_gap_between_seats():
-    # seat 0 wins 3 games and half of one (3.5 / 5), seat 1 one and a half (1.5 / 5)
-    rows = [row(0, [0]), row(1, [0]), row(2, [0]), row(3, [0, 1]), row(4, [1])]
-    assert mt.seat_rates(rows) == pytest.approx([0.7, 0.3])
-    assert mt.balance(rows) == pytest.approx(0.6)
-    dev = mt.seat_deviation(rows)
-    assert dev["seat"] == 0 and dev["deviation"] == pytest.approx(0.2)
-    assert dev["ci95"][0] < 0.7 < dev["ci95"][1]
+# -- outcomes ---------------------------------------------------------------------------------------
+def test_completion_is_the_share_of_games_with_a_sole_winner():
+    rows = [row(0, [0]), row(1, [1]), row(2, [], finished=False), row(3, [0, 1])]
+    found = mt.metrics(rows)
+    assert found["Completion"]["value"] == 0.5  # Ludii: status().winner() != 0
+    assert found["Finished"]["value"] == 0.75  # geomsim's own: played to the end
 
 
-def test_a_balanced_batch_has_balance_one():
-    rows = [row(0, [0]), row(1, [1])]
-    assert mt.balance(rows) == 1.0
-    assert mt.seat_deviation(rows)["deviation"] == 0.0
+def test_drawishness_counts_only_games_where_every_player_ties():
+    rows = [row(0, [0, 1, 2], scores=[3, 3, 3], players=3),  # all tied: a draw
+            row(1, [0, 1], scores=[3, 3, 1], players=3),  # a shared win, not a draw
+            row(2, [], finished=False, players=3),  # cut short: not a natural draw
+            row(3, [2], scores=[1, 2, 3], players=3)]
+    found = mt.metrics(rows)
+    assert found["Drawishness"]["value"] == 0.25
+    assert found["Shared Wins"]["value"] == pytest.approx(2 / 3)  # of the finished games
 
 
-def test_advantage_p1_is_the_win_rate_of_whoever_moved_first():
-    rows = [row(0, [0], first=[0]), row(1, [0], first=[1]), row(2, [1], first=[1]),
-            row(3, [0, 1], first=[0]), row(4, [0], first=[0, 1])]  # simultaneous: left out
-    first = mt.advantage_first(rows)
-    assert first["games"] == 4 and first["win_rate"] == pytest.approx((1 + 0 + 1 + 0.5) / 4)
+def two_turn_rows() -> list[dict]:
+    a = row(0, [1], scores=[3, 9, 5], turn_order=[1, 2, 0], players=3)  # first mover wins alone
+    b = row(1, [0, 1], scores=[4, 4, 1], turn_order=[0, 1, 2], players=3)  # first mover shares
+    return [a, b]
 
 
-def test_endings_share_the_games_by_the_figure_ending():
-    rows = [row(0, [0], figures={"ending": "markers"}), row(1, [0], figures={"ending": "towers"}),
-            row(2, [0], figures={"ending": "markers"}), row(3, [], finished=False),
-            row(4, [1])]
-    found = mt.endings(rows)
-    assert {k: v["games"] for k, v in found.items()} == {"markers": 2, "towers": 1,
-                                                          "unfinished": 1, "unknown": 1}
-    assert found["markers"]["share"] == 0.4
+def test_advantage_p1_is_the_first_movers_mean_partial_win():
+    found = mt.metrics(two_turn_rows())
+    assert found["AdvantageP1"]["value"] == pytest.approx((1 + 0.75) / 2)
+    assert found["First-Mover Win Rate"]["value"] == pytest.approx((1 + 0.5) / 2)
 
 
-def test_lead_change_counts_changes_of_the_leading_seats_per_action():
-    a = row(0, [1], length=10, leaders=[[0, [0, 1]], [2, [0]], [5, [1]], [10, [1]]])
-    b = row(1, [0], length=20, leaders=[[0, [0, 1]], [3, [0]]])
-    assert mt.lead_changes(a) == 3 and mt.lead_changes(b) == 1
-    assert mt.lead_change([a, b]) == pytest.approx((3 / 10 + 1 / 20) / 2)
+def test_balance_compares_turn_positions_by_partial_wins():
+    # turn position means: 1st (1 + .75)/2, 2nd (.5 + .75)/2, 3rd 0
+    found = mt.metrics(two_turn_rows())
+    assert found["Balance"]["value"] == pytest.approx(1 - 0.875)
+    assert found["Balance"]["by_turn"] == pytest.approx([0.875, 0.625, 0])
 
 
-def test_the_lead_is_taken_for_good_where_the_winner_leads_alone_to_the_end():
-    came_back = row(0, [1], length=10, leaders=[[0, [0, 1]], [2, [1]], [4, [0]], [7, [1]]])
-    assert mt.lead_for_good(came_back) == 7
-    at_once = row(1, [0], length=10, leaders=[[0, [0, 1]], [1, [0]]])
-    assert mt.lead_for_good(at_once) == 1
-    # tied on points at the end, won on the tie-break: decided only by the end
-    tie_break = row(2, [0], length=10, leaders=[[0, [0, 1]], [3, [1]], [10, [0, 1]]])
-    assert mt.lead_for_good(tie_break) == 10
-    last_action = row(3, [1], length=10, leaders=[[0, [0, 1]], [4, [0]], [10, [1]]])
-    assert mt.lead_for_good(last_action) == 10
-    assert mt.lead_for_good(row(4, [0, 1], leaders=[[0, [0, 1]]])) is None
-    found = mt.decisiveness([came_back, at_once, tie_break, last_action])
-    assert found["Decisiveness Moves"] == pytest.approx((0.7 + 0.1 + 1.0 + 1.0) / 4)
-    assert found["Decided At End"] == 0.5
-    assert found["action"]["max"] == 10 and found["sole winners"] == 4
+def test_turn_positions_are_not_player_numbers():
+    """Player 0 wins every game, but moves first, second and third in turn: the turn positions
+    are even and the player numbers are not."""
+    rows = [row(s, [0], scores=[9, 1, 1], players=3, turn_order=[(s + i) % 3 for i in range(3)])
+            for s in range(3)]
+    found = mt.metrics(rows)
+    assert [t["win_rate"] for t in found["by_turn"]] == pytest.approx([1 / 3] * 3)
+    assert [s["win_rate"] for s in found["by_seat"]] == [1, 0, 0]
+    assert found["Turn-Order Effect"]["p_equal"] == pytest.approx(1.0)
 
 
-def test_branching_factor_averages_the_finite_decisions():
-    a = row(0, [0], choices=[3, 1, None, 4])
-    b = row(1, [1], choices=[2, None], trace_figures={"legal share": {"mean": 0.5, "n": 2}})
-    c = row(2, [1], trace_figures={"legal share": {"mean": 0.3, "n": 1}})
-    found = mt.branching([a, b, c])
-    assert found["Branching Factor"] == pytest.approx((3 + 1 + 4 + 2) / 4)
-    assert found["Decision Moves"] == 0.75
-    assert found["choice figures"]["legal share"]["mean"] == pytest.approx(0.4)
+# -- the course of play (outcome-score traces) ------------------------------------------------------
+TRACE = [[0, [0, 0]], [1, [2, 0]], [3, [2, 3]], [4, [2, 5]]]  # before actions 0..3, then the end
 
 
-def test_metrics_name_ludii_metrics_and_write_files(tmp_path):
-    rows = [row(1, [0], length=4, leaders=[[0, [0, 1]], [1, [0]]], choices=[2, 2, 1, 3],
-                figures={"ending": "deck", "rocks": 3}, seconds=0.5),
-            row(0, [1], length=6, leaders=[[0, [0, 1]], [6, [1]]], choices=[1],
-                figures={"ending": "deck", "rocks": 5}, seconds=1.5)]
-    found = mt.write_metrics(tmp_path, rows)
-    assert found["games"] == 2 and found["sole winners"] == 2
-    for name in ("Completion", "Drawishness", "Balance", "AdvantageP1", "Duration Moves",
-                 "Lead Change", "Decisiveness Moves", "Branching Factor", "Decision Moves"):
-        assert name in found
-    assert found["Duration Moves"]["mean"] == 5 and found["Duration Seconds"]["max"] == 1.5
+def test_lead_change_counts_the_starting_leaders_and_not_the_end():
+    # leaders before each action: {0,1} {0} {0} {1}: Ludii counts 3 changes (the first from no
+    # leader), the end's {1} is not a state before an action
+    assert mt.lead_change(row(0, [1], length=4, trace_scores=TRACE)) == pytest.approx(3 / 4)
+
+
+def test_decisiveness_is_when_a_winner_passes_the_best_score_a_loser_reached():
+    game = row(0, [1], length=4, trace_scores=TRACE)
+    assert mt.decisiveness_threshold(game) == 2  # player 0 reached 2 before an action
+    assert mt.decisiveness_moves(game) == pytest.approx(3 / 4)  # player 1 is above 2 before action 3
+    never = row(1, [1], length=4, trace_scores=[[0, [0, 0]], [1, [2, 0]], [4, [2, 5]]])
+    assert mt.decisiveness_moves(never) == 1.0
+    assert mt.decided_at_end(never) == 1.0 and mt.decided_at_end(game) == 0.0
+
+
+def test_rows_without_an_outcome_trace_have_no_lead_metrics():
+    found = mt.metrics([row(0, [0]), row(1, [1])])
+    assert "Lead Change" not in found and "Decisiveness Moves" not in found
+
+
+# -- decisions ---------------------------------------------------------------------------------------
+def test_branching_factor_and_decision_moves_average_games_as_ludii_does():
+    rows = [row(0, [0], length=4, choices=[2, 2, 1, 3]), row(1, [1], length=1, choices=[1])]
+    found = mt.metrics(rows)
+    assert found["Branching Factor"]["value"] == pytest.approx((2 + 1) / 2)  # not 9 / 5 pooled
+    assert found["Decision Moves"]["value"] == pytest.approx((3 / 4 + 0) / 2)
+    assert "Finite Branching Factor" not in found and "Continuous Decisions" not in found
+
+
+def test_continuous_decisions_are_named_apart_from_the_branching_factor():
+    rows = [row(0, [0], length=4, choices=[None, 3, None, 1])]
+    found = mt.metrics(rows)
+    assert "Branching Factor" not in found
+    assert found["Finite Branching Factor"]["value"] == 2
+    assert found["Continuous Decisions"]["value"] == 0.5
+    assert found["Decision Moves"]["value"] == 0.75  # a continuum is more than one action
+
+
+# -- intervals and files -----------------------------------------------------------------------------
+def test_every_metric_carries_its_interval_around_its_value():
+    rows = [row(s, [s % 2], length=5 + s, choices=[2] * (5 + s), seconds=0.1 * s,
+                trace_scores=[[0, [0, 0]], [2, [s % 2 == 0, s % 2 == 1]]]) for s in range(40)]
+    found = mt.metrics(rows)
+    for m in mt.METRICS:
+        if m.name in found:
+            low, high = found[m.name]["ci95"]
+            assert low <= found[m.name]["value"] <= high, m.name
+    d = found["Duration Moves"]
+    assert d["ci95"][0] < d["value"] < d["ci95"][1]  # lengths vary: a real interval
+    assert mt.metrics(rows)["Duration Moves"]["ci95"] == d["ci95"]  # reproducible
+    narrow = mt.metrics(rows * 4)["Duration Moves"]["ci95"]
+    assert narrow[1] - narrow[0] < d["ci95"][1] - d["ci95"][0]
+
+
+def test_metrics_write_files_that_name_their_definitions(tmp_path):
+    rows = [row(1, [0], length=4, choices=[2, 2, 1, 3], figures={"ending": "deck", "rocks": 3},
+                seconds=0.5),
+            row(0, [1], length=6, choices=[1], figures={"ending": "deck", "rocks": 5},
+                seconds=1.5)]
+    found = mt.write_metrics(tmp_path, rows, {"geomsim": "x", "rules": "toy/1"})
+    assert found["Duration Moves"]["value"] == 5 and found["versions"]["rules"] == "toy/1"
     assert found["figures"]["rocks"]["mean"] == 4 and "ending" not in found["figures"]
     assert json.loads((tmp_path / "metrics.json").read_text()) == found
     text = (tmp_path / "metrics.md").read_text()
-    assert "| Balance | 1.000 |" in text and "| Ending | deck 100.0%" in text
+    assert "docs/metrics.md" in text and "| Ending | deck 100.0%" in text
+    assert "| Balance | 1.000 (95% CI" in text  # each turn position won one game
 
 
-def test_rows_of_real_games_carry_a_trace_the_metrics_read():
-    """play_game records the leaders and the legal actions of every decision: the final
-    leaders are the winners (Cibola, no tie), and there is one count per action."""
+def test_every_metric_is_defined_in_the_docs():
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[1] / "docs" / "metrics.md").read_text()
+    for name in [m.name for m in mt.METRICS] + ["Balance", "Turn-Order Effect"]:
+        assert f"### {name}" in doc, name
+
+
+# -- real games --------------------------------------------------------------------------------------
+def test_rows_of_real_games_carry_the_trace_the_metrics_read():
+    """play_game records the outcome scores and the legal actions of every decision: the last
+    scores are the final ones, and there is one count per action."""
     result = play_game(load_game("cibola"), 3, ["greedy", "random", "random"], seed=4)
-    trace = result.to_row()["trace"]
-    assert len(trace["choices"]) == result.length
-    assert trace["leaders"][0][0] == 0 and trace["leaders"][-1][1] == result.winners
-    assert all(c is not None and c >= 1 for c in trace["choices"])
-    assert result.figures["ending"] == "deck"
-    assert mt.lead_for_good(result.to_row()) <= result.length
+    found = result.to_row()
+    assert len(found["trace"]["choices"]) == result.length
+    assert found["trace"]["scores"][0][0] == 0 and found["trace"]["scores"][-1][1] == result.scores
+    assert sorted(found["turn_order"]) == [0, 1, 2]
+    assert found["versions"]["rules"] == "cibola/1" and found["versions"]["rows"] == 2
+    assert mt.lead_for_good(found) <= result.length
+
+
+def test_anasazi_traces_the_lead_with_the_objectives_revealed():
+    """anasazi/5.1/objective-double: the public score leaves the secret objective cards out;
+    the outcome score doubles them, as the end of the game will."""
+    game = load_game("anasazi")
+    result = play_game(game, 2, ["greedy", "greedy"], seed=1, max_steps=40)
+    state = game.new_state(2, seed=1)
+    row_ = result.to_row()
+    assert row_["turn_order"] == state.turn_order() == state.seat_order()
+    traced = [s for _, s in row_["trace"]["scores"]]
+    assert any(sum(s) > 0 for s in traced)
+    # the last traced scores are what the rules would give now: objectives doubled
+    from geomsim.bots import play_out
+
+    end, _ = play_out(game, 2, ["greedy", "greedy"], 1, max_steps=40)
+    assert traced[-1] == end.outcome_scores()
+    assert end.outcome_scores() >= end.revealed_scores()
+    assert any(a > b for a, b in zip(end.outcome_scores(), end.scores())) or not any(end.scores())

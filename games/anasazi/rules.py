@@ -319,6 +319,10 @@ class AnasaziState(State):
         """Players in turn order from the first player (clockwise = increasing numbers)."""
         return [(self.first_player + i) % self.num_players for i in range(self.num_players)]
 
+    def turn_order(self) -> list[int]:
+        """Turn positions: the first player (drawn at setup) moves first, then clockwise."""
+        return self.seat_order()
+
     @property
     def setup(self) -> Setup:
         """The setup this game started from, the whole truth (every tower colour and objective
@@ -783,6 +787,19 @@ class AnasaziState(State):
         """The whole truth, not a player's view: the points now with every dealt objective card
         doubled, hidden or not (for referees and analysis)."""
         return self._points(range(self.num_players) if self.objectives_dealt() else ())
+
+    def outcome_scores(self) -> list[float]:
+        """The final score if the game ended now: every dealt objective card doubled and the
+        bonus treasures (`anasazi/5.1/bonus`) given for the majorities held now."""
+        if self.phase == "over":
+            return self.scores()
+        values, doubled = self.treasure_values(), self.objectives_dealt()
+        held = [dict(h) for h in self.hands]
+        for c, p in self.bonus_winners().items():
+            if p is not None:
+                held[p][c] += 1
+        return [float(sum(n * values[c] * (2 if doubled and c == self.objectives[p] else 1)
+                          for c, n in h.items())) for p, h in enumerate(held)]
 
     def evaluate(self, player: int) -> float:
         """The points of `player` now as that player can count them: their own objective card

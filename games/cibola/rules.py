@@ -924,6 +924,11 @@ class CibolaState(State):
         """Points per player as the temple and hands stand now (final once the game is over)."""
         return [float(s["total"]) for s in self.score_sheet()]
 
+    def turn_order(self) -> list[int]:
+        """Turn positions of the round now: clockwise from the torch keeper, who begins on a
+        tie (`cibola/setup/torch`); the send is simultaneous, so this is the order ties break."""
+        return seat_order(self.torch, self.num_players)
+
     def winners(self) -> list[int]:
         """The most points; a tie goes to more explorers left (`cibola/end/winner`); still tied: all."""
         if not self.is_over():

@@ -157,7 +157,7 @@ def _write_metrics_and_report(output: Path, rows: Sequence[dict[str, Any]], repo
     """The batch's metrics (`geomsim.metrics`), printed, and with `report` its report."""
     from geomsim.metrics import metrics_markdown, write_metrics
 
-    click.echo(metrics_markdown(write_metrics(output, rows)))
+    click.echo(metrics_markdown(write_metrics(output, rows, rows[0].get("versions") if rows else None)))
     if report:
         from geomsim.report import write_report
 

@@ -255,8 +255,8 @@ def analysis_batch(moment: Moment, spec: Mapping[str, Any]) -> list[dict[str, An
     batch = Batch(game.name, players, lineup_of(analysis_bots(spec), players),
                   spec.get("seed", 0), spec["games"], not spec.get("fixed_seats", False))
     start = moment.state if spec.get("from_scenario") else None
-    rows = [play_game(game, players, batch.lineup(s), s, start,
-                      spec.get("max_steps", 100_000)).to_row() for s in batch.seeds()]
+    rows = [play_game(game, players, batch.lineup(s), s, start, spec.get("max_steps", 100_000),
+                      by_turn=batch.rotate).to_row() for s in batch.seeds()]
     while len(_BATCHES) >= 4:
         _BATCHES.pop(next(iter(_BATCHES)))
     _BATCHES[key] = (moment.state, rows)

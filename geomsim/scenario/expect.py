@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from geomsim.rules import Action, Event, State
 from geomsim.scenario.model import Expectation, Scenario, as_list, contributed_kinds
-from geomsim.scenario.source import describe, field_name
+from geomsim.scenario.paths import lookup, property_path
+from geomsim.scenario.source import describe
+
+if TYPE_CHECKING:
+    from geomsim.scenario.claims import Claim
+
+__all__ = ["CORE_EXPECTATIONS", "COMPARATORS", "Moment", "evaluate", "lookup", "property_path"]
 
 
 @dataclass
@@ -122,52 +127,6 @@ def expect_to_move(moment: Moment, exp: Expectation) -> Outcome:
 COMPARATORS = ("equals", "contains", "length", "at_least", "at_most")
 
 
-_PATH_TOKEN = re.compile(r"""([^.\[\]"']+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]""")
-
-
-def property_path(text: str) -> list[str | int]:
-    """Parse ``a.b[2].c`` (or ``a.b.2.c``; keys with dots or commas quoted: ``a["0,-1"]``) into
-    keys and indices; `ValueError` if malformed."""
-    parts: list[str | int] = []
-    pos = 0
-    for match in _PATH_TOKEN.finditer(text):
-        between = text[pos:match.start()]
-        if between not in ("", ".") or (between == "" and pos and match.group(1)):
-            break
-        word, index, quoted = match.group(1), match.group(2), match.group(3) or match.group(4)
-        if word is None and index is None and quoted is None:
-            quoted = ""  # [""] names the empty key
-        parts.append(word if word is not None else int(index) if index is not None else quoted)
-        pos = match.end()
-    else:
-        if pos == len(text) and parts:
-            return parts
-    raise ValueError(f"malformed property path {text!r}: write keys and indices like players[1].score")
-
-
-def lookup(data: Any, parts: Sequence[str | int]) -> Any:
-    """The value at `parts` in JSON-like data; `LookupError` naming where the path stops."""
-    for done, part in enumerate(parts):
-        here = _path_text(parts[:done])
-        if isinstance(data, Mapping):
-            if str(part) not in data:
-                keys = ", ".join(map(str, list(data)[:12])) or "none"
-                raise LookupError(f"no key {str(part)!r} in {here} (keys: {keys})")
-            data = data[str(part)]
-        elif isinstance(data, (list, tuple)):
-            try:
-                data = data[int(part)]
-            except (ValueError, IndexError):
-                raise LookupError(f"no item {part!r} in {here} (a list of {len(data)})") from None
-        else:
-            raise LookupError(f"{here} is {describe(data)}, not a mapping or a list")
-    return data
-
-
-def _path_text(parts: Sequence[str | int]) -> str:
-    return field_name(tuple(parts)) or "the root"
-
-
 def plain(value: Any) -> Any:
     """JSON-like data with tuples as lists, string keys and numpy scalars as Python numbers."""
     if isinstance(value, Mapping):
@@ -275,61 +234,31 @@ def analysis_bots(spec: Mapping[str, Any]) -> list[str]:
     return [b.strip() for b in (bots.split(",") if isinstance(bots, str) else bots) if b.strip()]
 
 
-def analysis_metric(spec: Mapping[str, Any]) -> tuple[str, str]:
-    """The metric an ``analysis`` expectation measures: a path into `geomsim.metrics.metrics`
-    (``seat: 0`` and ``bot: planner`` name win rates), and how to say it."""
-    if "seat" in spec:
-        return f"by_seat[{spec['seat']}]", f"the win rate of seat {spec['seat']}"
-    if "bot" in spec:
-        return "", f"the win rate of {spec['bot']}"
-    return spec["metric"], str(spec["metric"])
-
-
-def expect_analysis(moment: Moment, exp: Expectation) -> Outcome:
-    """A batch question: play the games asked for and compare one metric of theirs."""
-    from geomsim.metrics import metrics
+def expect_analysis(moment: Moment, exp: Expectation) -> Claim:
+    """A batch question: play the games asked for and measure the claim on them (decided with
+    the scenario's other claims: `geomsim.scenario.claims.settle`)."""
+    from geomsim.scenario.claims import VERSUS, claim
 
     spec, asked = exp.spec, exp.spec["analysis"]
     rows = analysis_batch(moment, asked)
-    found = plain(metrics(rows))
-    path, label = analysis_metric(spec)
-    try:
-        if "bot" in spec:
-            entries = [b for b in found["by_bot"] if b["bot"] == spec["bot"]]
-            if not entries:
-                raise LookupError(f"no bot {spec['bot']!r} in the batch (bots: "
-                                  f"{', '.join(b['bot'] for b in found['by_bot'])})")
-            value = entries[0]
-        else:
-            value = lookup(found, property_path(path))
-    except LookupError as e:
-        return False, f"{label}: {e.args[0]}"
-    ci = ""
-    if isinstance(value, Mapping) and "win_rate" in value:
-        ci = f" (95% CI {_num(round(value['ci95'][0], 4))}-{_num(round(value['ci95'][1], 4))})"
-        value = value["win_rate"]
+    other = next((spec[k] for k in VERSUS if k in spec), None)
+    other_rows = (analysis_batch(moment, other["analysis"])
+                  if isinstance(other, Mapping) and "analysis" in other else None)
     seeds = f"seeds {rows[0]['seed']}-{rows[-1]['seed']}" if rows else "no seeds"
-    text = (f"in {len(rows)} games of {', '.join(analysis_bots(asked))} from {seeds}, {label} is "
-            f"{_short(round(value, 4) if _is_number(value) else value)}{ci}")
-    problems = []
-    if "between" in spec:
-        low, high = spec["between"]
-        if not (_is_number(value) and low <= value <= high):
-            problems.append(f"expected between {_num(low)} and {_num(high)}")
-    problems += [p for p in (_compare(value, k, spec[k]) for k in ("equals", "at_least", "at_most")
-                             if k in spec) if p]
-    return (False, f"{text}: {'; '.join(problems)}") if problems else (True, text)
+    where = f"in {len(rows)} games of {', '.join(analysis_bots(asked))} from {seeds}"
+    return claim(rows, spec, other_rows, where)
 
 
-CORE_EXPECTATIONS: dict[str, Callable[[Moment, Expectation], Outcome]] = {
+CORE_EXPECTATIONS: dict[str, Callable[[Moment, Expectation], Outcome | Claim]] = {
     "legal": expect_legal, "illegal": expect_illegal, "score": expect_score, "scores": expect_scores,
     "winner": expect_winners, "winners": expect_winners, "over": expect_over, "to_move": expect_to_move,
     "property": expect_property, "event": expect_event, "analysis": expect_analysis,
 }
 
 
-def evaluate(moment: Moment, exp: Expectation) -> Outcome:
-    """Check one expectation at a moment: (passes, what was found)."""
+def evaluate(moment: Moment, exp: Expectation) -> Outcome | Claim:
+    """Check one expectation at a moment: (passes, what was found), or for a batch question
+    the `Claim` that the scenario's claims decide together."""
     core = CORE_EXPECTATIONS.get(exp.kind)
     if core is not None:
         return core(moment, exp)

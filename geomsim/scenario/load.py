@@ -289,23 +289,51 @@ class _Builder:
             raise self.error(path, f"give one of {', '.join(COMPARATORS)}")
 
     def analysis_spec(self, path: FieldPath, spec: dict[str, Any], resolved: dict[str, Any]) -> None:
-        """An ``analysis`` expectation names bots that play this game, one metric (a seat, a bot
-        of the line-up or a metric path) and a comparison."""
+        """An ``analysis`` expectation names bots that play this game, one figure (a turn
+        position, a player, a bot of the line-up or a metric) and a bound or another figure."""
+        from geomsim.scenario.claims import BOUNDS, VERSUS
+
+        bots = self.analysis_batch(path + ("analysis",), spec["analysis"])
+        self.figure(path, spec, bots, resolved)
+        versus = [k for k in VERSUS if k in spec]
+        if len(versus) + any(k in spec for k in BOUNDS) != 1 or len(versus) > 1:
+            raise self.error(path, f"give one of {', '.join(BOUNDS + VERSUS)}")
+        if versus:
+            other = spec[versus[0]]
+            other_bots = (self.analysis_batch(path + (versus[0], "analysis"), other["analysis"])
+                          if "analysis" in other else bots)
+            resolved[versus[0]] = dict(other)
+            self.figure(path + (versus[0],), other, other_bots, resolved[versus[0]])
+        elif "margin" in spec:
+            raise self.error(path + ("margin",), "a margin goes with more_than or less_than")
+        if "between" in spec and spec["between"][0] > spec["between"][1]:
+            raise self.error(path + ("between",), "give the lower bound first")
+
+    def analysis_batch(self, path: FieldPath, batch: dict[str, Any]) -> list[str]:
+        """The bots of an ``analysis`` mapping, each one that plays this game."""
         from geomsim.bots import make_bot
 
-        asked = [k for k in ("seat", "bot", "metric") if k in spec]
-        if len(asked) != 1:
-            raise self.error(path, "name what to measure with one of seat, bot or metric, not "
-                             + (", ".join(asked) or "none"))
-        bots = analysis_bots(spec["analysis"])
-        for j, bot in enumerate(bots):
+        bots = analysis_bots(batch)
+        for bot in bots:
             try:
                 make_bot(bot, self.game)
             except ValueError as e:
-                raise self.error(path + ("analysis", "bots"), str(e)) from None
+                raise self.error(path + ("bots",), str(e)) from None
         if not bots or len(bots) > self.players:
-            raise self.error(path + ("analysis", "bots"),
-                             f"name 1 to {self.players} bots, not {len(bots)}")
+            raise self.error(path + ("bots",), f"name 1 to {self.players} bots, not {len(bots)}")
+        return bots
+
+    def figure(self, path: FieldPath, spec: dict[str, Any], bots: list[str],
+               resolved: dict[str, Any]) -> None:
+        """The one figure a claim measures: turn, seat, bot or metric."""
+        from geomsim.scenario.claims import MEASURES
+
+        asked = [k for k in MEASURES if k in spec]
+        if len(asked) != 1:
+            raise self.error(path, "name what to measure with one of turn, seat, bot or metric, "
+                             "not " + (", ".join(asked) or "none"))
+        if "turn" in spec and spec["turn"] >= self.players:
+            raise self.error(path + ("turn",), f"turn positions are 0 to {self.players - 1}")
         if "seat" in spec:
             resolved["seat"] = self.player(path + ("seat",), spec["seat"])
         if "bot" in spec and spec["bot"] not in bots:
@@ -316,10 +344,6 @@ class _Builder:
                 property_path(spec["metric"])
             except ValueError as e:
                 raise self.error(path + ("metric",), str(e)) from None
-        if not any(k in spec for k in ("between", "equals", "at_least", "at_most")):
-            raise self.error(path, "give one of between, equals, at_least, at_most")
-        if "between" in spec and spec["between"][0] > spec["between"][1]:
-            raise self.error(path + ("between",), "give the lower bound first")
 
     def output(self, i: int, spec: Any, steps: int) -> Output:
         path = ("outputs", i)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,8 @@ def write_output(scenario: Scenario, output: Output, state: State, folder: Path)
 # -- running and reports -------------------------------------------------------------------
 @dataclass(frozen=True)
 class Result:
-    """The outcome of one expectation, step or output: "pass", "fail" or "skip"."""
+    """The outcome of one expectation, step or output: "pass", "fail", "skip", or for a batch
+    claim too few games to tell, "undecided"."""
 
     status: str
     line: int | None
@@ -83,7 +84,7 @@ class Result:
         return self.status != "fail"
 
     def __str__(self) -> str:
-        label = {"pass": "pass", "fail": "FAIL", "skip": "skip"}[self.status]
+        label = {"pass": "pass", "fail": "FAIL", "skip": "skip", "undecided": "UNDECIDED"}[self.status]
         note = f"  [{self.note}]" if self.note else ""
         return f"{label:4s}  line {self.line or '?':<4}  {self.where:9s}  {self.message}{note}"
 
@@ -95,6 +96,7 @@ class Report:
     scenario: Scenario
     results: list[Result] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
+    claims: list[tuple[int, Any]] = field(default_factory=list)  # (result index, Claim)
 
     @property
     def ok(self) -> bool:
@@ -107,9 +109,15 @@ class Report:
     def failures(self) -> list[Result]:
         return [r for r in self.results if r.status == "fail"]
 
+    @property
+    def undecided(self) -> bool:
+        """True when a batch claim had too few games to be decided."""
+        return any(r.status == "undecided" for r in self.results)
+
     def summary(self) -> str:
-        skipped = self.count("skip")
+        skipped, undecided = self.count("skip"), self.count("undecided")
         return (f"{self.count('pass')} passed, {self.count('fail')} failed"
+                + (f", {undecided} undecided" if undecided else "")
                 + (f", {skipped} not run" if skipped else ""))
 
     def format(self, verbose: bool = True) -> str:
@@ -153,6 +161,7 @@ def run_scenario(scenario: Scenario, out: str | Path | None = None) -> Report:
                                          f"{len(left)} expectation(s) not checked after the failed step"))
     else:
         _check_all(report, Moment(scenario, state, []), scenario.final)
+    _settle_claims(report)
     if out is not None:
         _write_outputs(report, moments, Path(out))
     return report
@@ -178,12 +187,29 @@ def _check_all(report: Report, moment: Moment, expectations: Sequence[Expectatio
     for exp in expectations:
         where = END if exp.final else report.scenario.where(exp.step)
         try:
-            ok, message = evaluate(moment, exp)
+            found = evaluate(moment, exp)
+        except LookupError as e:  # a batch without the figure asked for
+            found = (False, f"{exp.kind}: {e.args[0]}")
         except Exception as e:  # a broken expectation hook, or no player to resolve: a failure
-            ok, message = False, f"{exp.kind}: {type(e).__name__}: {e}"
+            found = (False, f"{exp.kind}: {type(e).__name__}: {e}")
+        if not isinstance(found, tuple):  # a batch claim: decided with the others at the end
+            report.claims.append((len(report.results), found))
+            found = (True, "")
+        ok, message = found
         rules = tuple(as_list(exp.spec.get("rule", []))) if exp.kind == "illegal" else ()
         report.results.append(Result("pass" if ok else "fail", exp.line, where, message, rules,
                                      exp.spec.get("note", "")))
+
+
+def _settle_claims(report: Report) -> None:
+    """Decide the scenario's batch claims together (Holm's adjustment over them)."""
+    if not report.claims:
+        return
+    from geomsim.scenario.claims import settle
+
+    verdicts = settle([c for _, c in report.claims])
+    for (i, _), (status, message) in zip(report.claims, verdicts):
+        report.results[i] = replace(report.results[i], status=status, message=message)
 
 
 def _write_outputs(report: Report, moments: dict[int, State], out: Path) -> None:

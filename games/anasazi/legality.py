@@ -1379,12 +1379,12 @@ def first_legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: in
     return found
 
 
-def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int
-                       ) -> tuple[Array, Array, Array]:
+def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int,
+                       fused: bool | None = None) -> tuple[Array, Array, Array]:
     """`n` random poses that cover the context's target by construction (uniform heading, the
-    target's centre uniform in the shrunk rectangle), filtered by `check_markers`: the legal
-    ones as arrays (x, y, heading) — possibly none."""
+    target's centre uniform in the shrunk rectangle), filtered by `check_markers` (`fused` as
+    there): the legal ones as arrays (x, y, heading) — possibly none."""
     p, e, turn = covering_candidates(ctx, rng, n)
     x, y = p.real.copy(), p.imag.copy()
-    ok = _check_markers(ctx, x, y, turn, e, True, None).ok
+    ok = _check_markers(ctx, x, y, turn, e, True, fused).ok
     return x[ok], y[ok], np.degrees(turn[ok])

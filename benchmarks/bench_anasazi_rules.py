@@ -93,9 +93,15 @@ def main() -> None:
     actions = [PlaceMarker(started[0], *map(float, p)) for p in zip(*found)][:50]
     actions += [PlaceMarker(started[0], float(a), float(b), float(c))
                 for a, b, c in zip(x[:50], y[:50], h[:50])]
-    wall, cpu = timed(lambda: [state.check(a) for a in actions], repeat=5)
-    rows.append((f"exact check (state.check), {len(actions)} markers", wall / len(actions) * 1e6,
-                 cpu / len(actions) * 1e6, "µs/action", ""))
+    for a in actions:
+        a.pose  # (made with the action, not by the check)
+    # The first pass judges poses never seen; later passes find the board's memo.
+    wall, cpu = timed(lambda: [state.check(a) for a in actions], repeat=1)
+    rows.append((f"exact check (state.check), {len(actions)} fresh markers (first pass)",
+                 wall / len(actions) * 1e6, cpu / len(actions) * 1e6, "µs/action", ""))
+    wall, cpu = timed(lambda: [state.check(a) for a in actions], repeat=4)
+    rows.append((f"exact check (state.check), the same {len(actions)} again (memo hits)",
+                 wall / len(actions) * 1e6, cpu / len(actions) * 1e6, "µs/action", ""))
     wall, cpu = timed(lambda: state.legal_actions().sample(rng, 1), repeat=50)
     rows.append(("sample one legal action", wall * 1e6, cpu * 1e6, "µs", ""))
 

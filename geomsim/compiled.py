@@ -52,7 +52,23 @@ from geomsim.registry import load_game
 module, _, name = sys.argv[1].rpartition(":")
 game = getattr(importlib.import_module(module), name) if module else load_game(name)
 game.random_playouts([game.new_state(game.max_players, seed=0)], seed=0)
+from geomsim.compiled import KERNELS
+for target in KERNELS:
+    module, _, name = target.partition(":")
+    getattr(importlib.import_module(module), name)()
 """
+
+# Other compiled code of a game ("module:function" of a function that compiles it or loads it
+# from numba's cache), registered when the game's modules are imported: `prepare` calls each
+# in the game's process after its compiled player.
+KERNELS: list[str] = []
+
+
+def register(target: str) -> None:
+    """Have `prepare` also call ``module:function`` `target`, which compiles (or loads) other
+    compiled code of the game that registers it."""
+    if target not in KERNELS:
+        KERNELS.append(target)
 
 
 def prepare(games: Sequence[str], timeout: float = 600.0) -> dict[str, str]:

@@ -41,6 +41,7 @@ of the placement:
 from __future__ import annotations
 
 import functools
+import importlib.util
 import math
 import operator
 from collections import OrderedDict
@@ -53,12 +54,10 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 
 from games.anasazi.components import Sizes, Table
+from geomsim.compiled import register
 from geomsim.geometry import (
     Pose,
     distance_to_rectangle,
-    farthest_corner_sq,
-    headings,
-    inside_rectangle,
     rectangles,
     unit,
 )
@@ -469,9 +468,15 @@ ORIGIN = shapely.Point(0.0, 0.0)
 def marker_violations(board: Board, player: int, expedition: str, pose: Pose) -> list[Violation]:
     """Every geometric rule of 4.2 that laying a marker of `expedition` at `pose` by `player`
     breaks, each with the numbers that say why (exact: shapely distances)."""
-    found = expedition_violations(board, expedition)
-    if found:
-        return found
+    try:
+        ctx = marker_context(board, player, expedition)
+    except KeyError:
+        found = expedition_violations(board, expedition)
+        if found:
+            return found
+        raise
+    if _clearly_legal(ctx, pose):
+        return []  # what follows would find nothing, at some cost (shapely objects)
     sizes = board.sizes
     rect = marker_polygon(pose, sizes)
     found = _cover_violations(board, expedition, pose, rect)
@@ -817,7 +822,7 @@ class MarkerContext:
     @functools.cached_property
     def obstacles(self) -> Array:
         """The obstacles as rows (4, m): x, y, radius, rule code (made when first asked: the
-        random samplers read only `obstacle_list`)."""
+        random samplers read only `python_limits`)."""
         return np.array(self.rows, dtype=float).T if self.rows else _NO_OBSTACLES
 
     @functools.cached_property
@@ -837,6 +842,47 @@ class MarkerContext:
         """The obstacles as (centre, reach) pairs of Python numbers."""
         return list(zip(self.centres.tolist(), self.reach.tolist()))
 
+    @functools.cached_property
+    def limits(self) -> Array:
+        """What both batched kernels read (rows in `games.anasazi.fused`'s order): the target's
+        centre, the half-sides of the marker shrunk by the target's radius (`EPS` in favour of
+        covering), the marker's half-sides, a² + b², and the square of the play area's radius
+        plus `EPS`."""
+        return np.array(self.python_limits[0])
+
+    @functools.cached_property
+    def obstacle_limits(self) -> Array:
+        """The obstacles as rows (3, m): x, y and the square of how near the rectangle a disc's
+        centre may come and overlap it (so distances are compared squared, without a root)."""
+        rows = self.python_limits[1]
+        return np.array(rows, dtype=float).T.copy() if rows else np.zeros((3, 0))
+
+    @functools.cached_property
+    def python_limits(self) -> tuple[list[float], list[tuple[float, float, float]]]:
+        """`limits` and the columns of `obstacle_limits` as Python numbers (the very same)."""
+        return self._limits(0.0), self._obstacle_rows(0.0)
+
+    @functools.cached_property
+    def clear_limits(self) -> tuple[list[float], list[tuple[float, float, float]]]:
+        """`python_limits` moved `MARGIN` against the placement: a pose they judge legal is
+        legal by more than `MARGIN` under every rule, so the exact check need not ask shapely
+        (`_clearly_legal`)."""
+        return self._limits(MARGIN), self._obstacle_rows(MARGIN)
+
+    def _limits(self, margin: float) -> list[float]:
+        a, b = self.sizes.marker_length / 2.0, self.sizes.marker_width / 2.0
+        tx, ty, tr = self.target
+        far = self.sizes.play_area_radius + EPS - margin
+        return [tx, ty, a - tr + EPS - margin, b - tr + EPS - margin, a, b, a * a + b * b,
+                far * far if far >= 0.0 else -1.0]
+
+    def _obstacle_rows(self, margin: float) -> list[tuple[float, float, float]]:
+        found = []
+        for x, y, r, _ in self.rows:
+            reach = r - EPS + margin
+            found.append((x, y, reach * reach if reach >= 0.0 else -1.0))
+        return found
+
 
 _OBSTACLE_RULES = (OTHER_CAMP, NEW_CAMP, EXPLORER_VISIBLE)
 
@@ -849,9 +895,12 @@ def marker_context(board: Board, player: int, expedition: str, near_target: bool
     marker that covers it are dropped: `ok` stays exact, and the per-rule masks are exact for
     every pose that covers the disc. Pass False for per-rule masks exact for any pose.
     """
-    board.table.expedition_camp(expedition)  # KeyError for an unknown expedition
-    return board.memo(("context", player, expedition, near_target),
-                      lambda: _marker_context(board, player, expedition, near_target))
+    key = ("context", player, expedition, near_target)
+    made = board._memo.get(key)  # (the single exact check asks first: no more than a look-up)
+    if made is None:
+        board.table.expedition_camp(expedition)  # KeyError for an unknown expedition
+        made = board._memo[key] = _marker_context(board, player, expedition, near_target)
+    return cast(MarkerContext, made)
 
 
 def _marker_context(board: Board, player: int, expedition: str, near_target: bool
@@ -874,59 +923,147 @@ def _marker_context(board: Board, player: int, expedition: str, near_target: boo
     limit, hypot = reach + re_, math.hypot
     rows += [(x, y, re_, _EXPLORER_CODE) for e, x, y in end_explorers(board)
              if e != expedition and hypot(x - tx, y - ty) <= limit]
-    ctx = MarkerContext(sizes, expedition, target, start, tuple(rows))
-    # The same numbers as `centres` and `reach` make, without the numpy calls.
-    ctx.__dict__["obstacle_list"] = [(complex(x, y), r - EPS) for x, y, r, _ in rows]
-    return ctx
+    return MarkerContext(sizes, expedition, target, start, tuple(rows))
 
 
 _EXPLORER_CODE = _OBSTACLE_RULES.index(EXPLORER_VISIBLE)
 _NO_OBSTACLES = np.zeros((4, 0))
 
 
-def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: ArrayLike) -> PoseCheck:
+def check_markers(ctx: MarkerContext, x: ArrayLike, y: ArrayLike, heading: ArrayLike,
+                  fused: bool | None = None) -> PoseCheck:
     """Judge many marker poses (centres `x`, `y`, headings in degrees) of one expedition at once.
 
     Analytic: each disc's centre in every marker's frame; a disc is covered when its centre
     lies in the marker shrunk by its radius, overlaps when the distance to the rectangle is at
-    most its radius (both within `EPS`). Well under a microsecond per pose.
+    most its radius (both within `EPS`). `fused` None judges `ok` with the compiled loop of
+    `games.anasazi.fused` when numba is installed (tens of nanoseconds a pose), else with numpy
+    (well under a microsecond); True or False asks for one of them. They agree pose by pose;
+    the per-rule masks always come from numpy, when first asked.
     """
-    return _check_markers(ctx, _floats(x) + 1j * _floats(y), headings(_floats(heading)))
+    xs, ys, turn = _floats(x), _floats(y), np.radians(_floats(heading))
+    if not len(xs) == len(ys) == len(turn):
+        xs, ys, turn = (np.array(v) for v in np.broadcast_arrays(xs, ys, turn))
+    return _check_markers(ctx, xs, ys, turn, None, False, fused)
 
 
-# The batched kernels work in complex numbers, as geomsim.geometry's: (z - p) * conj(e) is the
-# point z in the frame of a marker with centre p and heading e (along + i across).
-def _check_markers(ctx: MarkerContext, p: NDArray[np.complex128], e: NDArray[np.complex128],
-                   covered: Mask | np.bool_ | None = None) -> PoseCheck:
-    """`check_markers` of poses with centres `p` and headings `e` (complex); `covered` tells
-    that the target is known to be covered (by construction) where it is True."""
-    a, b = ctx.sizes.marker_length / 2.0, ctx.sizes.marker_width / 2.0
-    tx, ty, tr = ctx.target
-    back = np.conj(e)
-    if covered is None:
-        covered = inside_rectangle((complex(tx, ty) - p) * back, a - tr + EPS, b - tr + EPS)
-    off = farthest_corner_sq(p * back, a, b) > (ctx.sizes.play_area_radius + EPS) ** 2
-    ok = ~off if covered is np.True_ else covered & ~off
-    obs = ctx.obstacles
+def _check_markers(ctx: MarkerContext, x: Array, y: Array, turn: Array,
+                   e: NDArray[np.complex128] | None, covered: bool, fused: bool | None
+                   ) -> PoseCheck:
+    """`check_markers` of poses at (x, y) heading `turn` (radians; `e`, its unit complex
+    numbers, when already made); `covered` tells that the poses cover the target by
+    construction."""
+    def numpy_check() -> PoseCheck:
+        unit = np.exp(1j * turn) if e is None else e  # the C library's cos and sin, as numba's
+        return _markers_numpy(ctx, x, y, unit.real, unit.imag, covered)
+
+    kernel = _fused_kernel() if fused is None else _fused_kernel(required=fused) if fused else None
+    if kernel is None:
+        return numpy_check()
+    ok = np.empty(len(x), bool)
+    kernel(_plain(x), _plain(y), _plain(turn), not covered, ctx.limits, ctx.obstacle_limits, ok)
+    return PoseCheck(ok, lambda: numpy_check().broken)
+
+
+def _plain(values: Array) -> Array:
+    """`values` as numba's one array type the kernel is compiled for (contiguous, writeable:
+    a read-only or strided array would make numba compile it again)."""
+    return values if values.flags.c_contiguous and values.flags.writeable else np.array(values)
+
+
+register("games.anasazi.fused:warm")  # compiled before test workers and pools start
+
+
+@functools.cache
+def _fused_kernel(required: bool = False) -> Callable[..., None] | None:
+    """`games.anasazi.fused.markers_ok`, or None when numba is not installed (ImportError if
+    `required`)."""
+    if not required and importlib.util.find_spec("numba") is None:
+        return None
+    from games.anasazi import fused
+
+    return cast(Callable[..., None], fused.markers_ok)
+
+
+# The numpy kernel computes what `games.anasazi.fused` does, with the same real arithmetic in
+# the same order (a point's frame coordinates are dx c + dy s along, dy c - dx s across), so
+# that the two agree to the last bit; (n, m) temporaries are real and reused.
+def _markers_numpy(ctx: MarkerContext, x: Array, y: Array, c: Array, s: Array, covered: bool
+                   ) -> PoseCheck:
+    """`check_markers` in numpy, of poses at (x, y) heading (c, s)."""
+    tx, ty, half_along, half_across, a, b, corner, far = ctx.python_limits[0]
+    cover: Mask | None = None
+    if not covered:
+        dx, dy = tx - x, ty - y
+        cover = (np.abs(dx * c + dy * s) <= half_along) & (np.abs(dy * c - dx * s) <= half_across)
+    u, v = np.abs(x * c + y * s), np.abs(y * c - x * s)
+    off = u * (u + 2 * a) + v * (v + 2 * b) + corner > far
+    ok = ~off if cover is None else cover & ~off
+    ox, oy, limit = ctx.obstacle_limits
     hits = None
-    if obs.shape[1]:
-        hits = distance_to_rectangle((ctx.centres - p[:, None]) * back[:, None], a, b) <= ctx.reach
+    if len(ox):
+        hits = _overlaps(ox - x[:, None], oy - y[:, None], c[:, None], s[:, None], a, b) <= limit
         ok &= ~hits.any(axis=1)
 
     def masks() -> dict[str, Mask]:
-        none = np.zeros(len(p), bool)
-        broken: dict[str, Mask] = {COVER_EXPLORER: ~covered | none, ONE_PER_CAMP: none,
+        none = np.zeros(len(x), bool)
+        uncovered = none if cover is None else ~cover
+        broken: dict[str, Mask] = {COVER_EXPLORER: uncovered, ONE_PER_CAMP: none,
                                    MARKER_PLAY_AREA: off}
         if ctx.start is not None:
             sx, sy, sr = ctx.start
-            broken[ONE_PER_CAMP] = inside_rectangle((complex(sx, sy) - p) * back, a - sr + EPS,
-                                                    b - sr + EPS) & ~covered
+            dx, dy = sx - x, sy - y
+            broken[ONE_PER_CAMP] = ((np.abs(dx * c + dy * s) <= a - sr + EPS)
+                                    & (np.abs(dy * c - dx * s) <= b - sr + EPS) & uncovered)
+        codes = ctx.obstacles[3]
         for code, rule in enumerate(_OBSTACLE_RULES):
-            cols = obs[3] == code
+            cols = codes == code
             broken[rule] = _any_per_row(hits[:, cols]) if hits is not None and cols.any() else none
         return broken
 
     return PoseCheck(ok, masks)
+
+
+def _overlaps(dx: Array, dy: Array, c: Array, s: Array, a: float, b: float) -> Array:
+    """The squared distance from points (dx, dy) away from markers' centres, headings (c, s),
+    to the markers (half-sides a, b); `dx` and `dy` are overwritten."""
+    u = dx * c
+    u += dy * s  # along
+    dy *= c
+    dx *= s
+    dy -= dx  # across
+    for w, half in ((u, a), (dy, b)):
+        np.abs(w, out=w)
+        w -= half
+        np.maximum(w, 0.0, out=w)
+        w *= w
+    u += dy
+    return u
+
+
+_RADIANS = math.pi / 180.0
+
+
+def _clearly_legal(ctx: MarkerContext, pose: Pose) -> bool:
+    """Whether a marker at `pose` is legal under `ctx` by more than `MARGIN` on every count
+    (the arithmetic of the batched kernels in plain Python, with `clear_limits`): when it is,
+    the exact path would find nothing either."""
+    (tx, ty, half_along, half_across, a, b, corner, far), obstacles = ctx.clear_limits
+    x, y, turn = pose.x, pose.y, pose.heading * _RADIANS
+    c, s = math.cos(turn), math.sin(turn)  # (`cos_sin`'s exact quarter turns need no margin)
+    dx, dy = tx - x, ty - y
+    if abs(dx * c + dy * s) > half_along or abs(dy * c - dx * s) > half_across:
+        return False
+    u, v = abs(x * c + y * s), abs(y * c - x * s)
+    if u * (u + 2 * a) + v * (v + 2 * b) + corner > far:
+        return False
+    for ox, oy, limit in obstacles:
+        dx, dy = ox - x, oy - y
+        ex = max(abs(dx * c + dy * s) - a, 0.0)
+        ey = max(abs(dy * c - dx * s) - b, 0.0)
+        if ex * ex + ey * ey <= limit:
+            return False
+    return True
 
 
 def _any_per_row(mask: Mask) -> Mask:
@@ -1219,35 +1356,35 @@ def first_legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: in
     as `check_markers`), stopping at the `want`-th legal one: a handful of candidates cost less
     so than the numpy calls of a batch."""
     p, e, turn = covering_candidates(ctx, rng, n)
-    a, b = ctx.sizes.marker_length / 2.0, ctx.sizes.marker_width / 2.0
-    far, corner = (ctx.sizes.play_area_radius + EPS) ** 2, a * a + b * b
-    obstacles = ctx.obstacle_list
     found: list[tuple[float, float, float]] = []
     if want <= 0:
         return found
-    hypot = math.hypot
+    # The very arithmetic of the batched kernels (`_markers_numpy`), pose by pose.
+    (_, _, _, _, a, b, corner, far), obstacles = ctx.python_limits
     for k, (pk, ek) in enumerate(zip(p.tolist(), e.tolist())):
-        back = ek.conjugate()
-        local = pk * back
-        u, v = abs(local.real), abs(local.imag)
+        x, y, c, s = pk.real, pk.imag, ek.real, ek.imag
+        u, v = abs(x * c + y * s), abs(y * c - x * s)
         if u * (u + 2 * a) + v * (v + 2 * b) + corner > far:
             continue  # off the play area
-        for centre, reach in obstacles:
-            d = (centre - pk) * back
-            if hypot(max(abs(d.real) - a, 0.0), max(abs(d.imag) - b, 0.0)) <= reach:
+        for ox, oy, limit in obstacles:
+            dx, dy = ox - x, oy - y
+            ex = max(abs(dx * c + dy * s) - a, 0.0)
+            ey = max(abs(dy * c - dx * s) - b, 0.0)
+            if ex * ex + ey * ey <= limit:
                 break  # overlaps an obstacle
         else:
-            found.append((pk.real, pk.imag, math.degrees(turn[k])))
+            found.append((x, y, math.degrees(turn[k])))
             if len(found) >= want:
                 break
     return found
 
 
-def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int
-                       ) -> tuple[Array, Array, Array]:
+def legal_marker_poses(ctx: MarkerContext, rng: np.random.Generator, n: int,
+                       fused: bool | None = None) -> tuple[Array, Array, Array]:
     """`n` random poses that cover the context's target by construction (uniform heading, the
-    target's centre uniform in the shrunk rectangle), filtered by `check_markers`: the legal
-    ones as arrays (x, y, heading) — possibly none."""
+    target's centre uniform in the shrunk rectangle), filtered by `check_markers` (`fused` as
+    there): the legal ones as arrays (x, y, heading) — possibly none."""
     p, e, turn = covering_candidates(ctx, rng, n)
-    ok = _check_markers(ctx, p, e, covered=np.True_).ok
-    return p.real[ok], p.imag[ok], np.degrees(turn[ok])
+    x, y = p.real.copy(), p.imag.copy()
+    ok = _check_markers(ctx, x, y, turn, e, True, fused).ok
+    return x[ok], y[ok], np.degrees(turn[ok])

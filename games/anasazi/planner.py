@@ -338,14 +338,12 @@ class _Plan:
         cols = np.flatnonzero(worth > 0)
         if not len(cols) or not len(ends):
             return zero, zero
-        near = self.targets.near(self.rows[cols], ends, self.r2)
-        cols = cols[np.isin(self.rows[cols], near)]
-        if not len(cols):
-            return zero, zero
-        d, _ = self.targets.nearest(ends, self.rows[cols], points=False)
+        rows = self.rows[cols]
         open_worth = np.where(taken[:, cols], 0.0, worth[cols][None, :])
-        return (np.where(d <= self.r1, open_worth, 0.0).max(axis=1),
-                np.where(d <= self.r2, open_worth, 0.0).max(axis=1))
+        one = self.targets.within(ends, rows, self.r1)
+        two = self.targets.within(ends, rows, self.r2)
+        return (np.where(one, open_worth, 0.0).max(axis=1),
+                np.where(two, open_worth, 0.0).max(axis=1))
 
     def _gift(self, ends: np.ndarray, taken: np.ndarray) -> np.ndarray:
         """What the next player could take from each end: one marker, or two (discounted)."""
@@ -361,52 +359,42 @@ class _Plan:
     # -- markers -------------------------------------------------------------------------------
     def markers(self) -> list[_Candidates]:
         """The legal candidate placements of every expedition (its windows and random ones),
-        valued."""
-        found = []
-        mine = [i for i, c in enumerate(self.seen.camps)
-                if c.owner == self.player and not self.seen.covered[i]]
-        fresh = set(self.seen.fresh)
-        mine = [i for i in mine if i not in fresh]
-        last = self.belief.markers_left <= 1
-        for k, e in enumerate(self.expeditions):
-            if lg.expedition_violations(self.seen.board(), e):
-                continue
-            cands = self._candidates(e, mine)
-            if cands is None:
-                continue
-            cands.values = self._gains(cands, last)
-            if self.more:
-                cands.values += self._next(cands.ends, cands.touched)
-            else:
-                gifts = self.old_gifts.copy()
-                others = np.delete(gifts, k).max(initial=0.0)
-                after = np.maximum(self._gift(cands.ends, cands.touched), others)
-                cands.values -= GIFT * (after - max(others, gifts[k]))
-            step = cands.placer.step
-            margin = reach.robustness(step, None, cands.x, cands.y, cands.h, cands.a, cands.c)
-            cands.values += ROBUST * np.clip(margin, 0.0, 4.0)
-            found.append(cands)
+        valued: made per expedition, judged and valued all at once."""
+        parts = [p for k, e in enumerate(self.expeditions) if (p := self._poses(k, e)) is not None]
+        if not parts:
+            return []
+        x, y, h, a, c, margin = (np.concatenate([p[i] for p in parts]) for i in range(3, 9))
+        owner = np.concatenate([np.full(len(p[3]), p[0]) for p in parts])
+        touched = lg.touched_sectors_batch(self.table, x, y, h)[:, self.columns]
+        steals = self._steals(x, y, h)
+        ex, ey = lg.explorer_centres(x, y, h, self.sizes)
+        ends = ex + 1j * ey
+        values = self._gains(touched, steals, self.belief.markers_left <= 1)
+        if self.more:
+            values += self._next(ends, touched)
+        else:
+            # The gift of the ends left as they are, but the one this marker moves.
+            gifts = self.old_gifts
+            others = np.array([np.delete(gifts, k).max(initial=0.0) for k in
+                               range(len(gifts))])[owner]
+            after = np.maximum(self._gift(ends, touched), others)
+            values -= GIFT * (after - np.maximum(others, gifts[owner]))
+        values += ROBUST * np.clip(margin, 0.0, 4.0)
+        found, start = [], 0
+        for k, e, placer, *_ in parts:
+            n = int((owner == k).sum())
+            cut = slice(start, start + n)
+            found.append(_Candidates(e, placer, x[cut], y[cut], h[cut], a[cut], c[cut],
+                                     touched[cut], steals[cut], ends[cut], values[cut]))
+            start += n
         return found
 
-    def _gains(self, cands: _Candidates, last: bool) -> np.ndarray:
-        """The valuation's gain of each placement, worked out once per distinct outcome (the
-        sectors touched, whether it steals)."""
-        hit = np.flatnonzero(cands.touched.any(axis=0))
-        bits = np.column_stack([cands.touched[:, hit], cands.steals]).astype(np.int64)
-        if bits.shape[1] > 62:  # too many to pack in one integer: one outcome per placement
-            codes = np.arange(len(bits))
-        else:
-            codes = bits @ (np.int64(1) << np.arange(bits.shape[1], dtype=np.int64))
-        outcomes, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-        gains = np.array([self.belief.gain([self.ids[hit[j]] for j in
-                                            np.flatnonzero(cands.touched[i, hit])],
-                                           bool(cands.steals[i]), last) for i in first])
-        values: np.ndarray = gains[inverse.ravel()]
-        return values
-
-    def _candidates(self, expedition: str, mine: list[int]) -> _Candidates | None:
+    def _poses(self, k: int, expedition: str) -> tuple[Any, ...] | None:
         """The windows of the wanted sectors from the expedition's end and `bot.samples`
-        random covering placements, those the rules' batched mask finds legal."""
+        random covering placements, those the rules' batched mask finds legal: (k, expedition,
+        placer, x, y, heading, a, c, robustness), or None."""
+        if lg.expedition_violations(self.seen.board(), expedition):
+            return None
         placer = reach.StatePlacer(self.seen, expedition, self.player)
         step = placer.step
         theta, a, c = reach.uniform_placements(step, self.rng, self.bot.samples)
@@ -418,17 +406,37 @@ class _Plan:
         if not len(ok):
             return None
         x, y, h, a, c = x[ok], y[ok], h[ok], a[ok], c[ok]
-        touched = lg.touched_sectors_batch(self.table, x, y, h)[:, self.columns]
-        steals = np.zeros(len(x), bool)
-        if mine:
-            camps = [self.seen.camps[i] for i in mine]
-            local = to_frames(np.array([k.x for k in camps]), np.array([k.y for k in camps]),
-                              x, y, h)
-            gap = distance_to_rectangle(local, self.sizes.marker_length / 2,
-                                        self.sizes.marker_width / 2)
-            steals = (gap < self.sizes.base_camp_radius - lg.EPS).any(axis=1)
-        ex, ey = lg.explorer_centres(x, y, h, self.sizes)
-        return _Candidates(expedition, placer, x, y, h, a, c, touched, steals, ex + 1j * ey)
+        return k, expedition, placer, x, y, h, a, c, reach.robustness(step, None, x, y, h, a, c)
+
+    def _steals(self, x: np.ndarray, y: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """Which placements cover one of the planner's base camps for the first time (the
+        camps of this turn may not be covered yet)."""
+        fresh = set(self.seen.fresh)
+        camps = [c for i, c in enumerate(self.seen.camps) if c.owner == self.player
+                 and not self.seen.covered[i] and i not in fresh]
+        if not camps:
+            return np.zeros(len(x), bool)
+        local = to_frames(np.array([k.x for k in camps]), np.array([k.y for k in camps]), x, y, h)
+        gap = distance_to_rectangle(local, self.sizes.marker_length / 2,
+                                    self.sizes.marker_width / 2)
+        steals: np.ndarray = (gap < self.sizes.base_camp_radius - lg.EPS).any(axis=1)
+        return steals
+
+    def _gains(self, touched: np.ndarray, steals: np.ndarray, last: bool) -> np.ndarray:
+        """The valuation's gain of each placement, worked out once per distinct outcome (the
+        sectors touched, whether it steals)."""
+        hit = np.flatnonzero(touched.any(axis=0))
+        bits = np.column_stack([touched[:, hit], steals]).astype(np.int64)
+        if bits.shape[1] > 62:  # too many to pack in one integer: one outcome per placement
+            codes = np.arange(len(bits))
+        else:
+            codes = bits @ (np.int64(1) << np.arange(bits.shape[1], dtype=np.int64))
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        gains = np.array([self.belief.gain([self.ids[hit[j]] for j in
+                                            np.flatnonzero(touched[i, hit])],
+                                           bool(steals[i]), last) for i in first])
+        values: np.ndarray = gains[inverse.ravel()]
+        return values
 
     # -- base camps ----------------------------------------------------------------------------
     def camps(self, markers: list[_Candidates]) -> tuple[np.ndarray, np.ndarray]:

@@ -165,14 +165,51 @@ class Targets:
                           0).sum(axis=1) / self.count
         return centre, np.abs(self.corners - centre[:, None]).max(axis=1)
 
-    def near(self, rows: NDArray[np.intp], z: Complex, limit: float) -> NDArray[np.intp]:
-        """Those of `rows` whose circle comes within `limit` of some point of z."""
+    @functools.cached_property
+    def _touching(self) -> dict[frozenset[str], NDArray[np.intp]]:
+        return {}
+
+    def touching(self, wanted: frozenset[str]) -> NDArray[np.intp]:
+        """The targets that touch a sector of `wanted` (kept for the last few sets asked)."""
+        found = self._touching.get(wanted)
+        if found is None:
+            if len(self._touching) >= 64:
+                self._touching.clear()
+            found = self._touching[wanted] = np.array(
+                [k for k, t in enumerate(self.touches) if not wanted.isdisjoint(t)], dtype=np.intp)
+        return found
+
+    def near_mask(self, rows: NDArray[np.intp], z: Complex, limit: float) -> NDArray[np.bool_]:
+        """Which of `rows` may come within `limit` of some point of z (their circles do)."""
         if not len(z) or not len(rows):
-            return rows[:0]
+            return np.zeros(len(rows), bool)
         centre, radius = self.circles
         middle = complex(z.mean())
         spread = float(np.abs(z - middle).max())
-        return rows[np.abs(centre[rows] - middle) - radius[rows] <= limit + spread]
+        near: NDArray[np.bool_] = np.abs(centre[rows] - middle) - radius[rows] <= limit + spread
+        return near
+
+    def within(self, z: Complex, rows: NDArray[np.intp], limit: float) -> NDArray[np.bool_]:
+        """(n, k): whether each point of z lies within `limit` of each target of `rows`. The
+        circles decide most pairs (a point within `limit` of a target's centre is; one farther
+        than `limit` from its circle is not); the others are measured (`distances`)."""
+        centre, radius = self.circles
+        far = np.abs(z[:, None] - centre[rows][None, :])
+        found: NDArray[np.bool_] = far <= limit
+        i, j = np.nonzero(~found & (far - radius[rows][None, :] <= limit))
+        if len(i):
+            found[i, j] = self.distances(z[i], rows[j]) <= limit
+        return found
+
+    def distances(self, z: Complex, rows: NDArray[np.intp]) -> Array:
+        """The distance from each point z[i] to target rows[i] (0 inside)."""
+        a, d, real = self.corners[rows], self.edges[rows], self.real[rows]
+        rel = z[:, None] - a
+        t = np.clip((rel * np.conj(d)).real * self.inverse[rows], 0.0, 1.0)
+        gap = np.where(real, np.abs(rel - t * d), np.inf).min(axis=1)
+        inside = np.where(real, (np.conj(d) * rel).imag >= 0.0, True).all(axis=1)
+        found: Array = np.where(inside & (self.count[rows] >= 3), 0.0, gap)
+        return found
 
     def nearest(self, z: Complex, rows: NDArray[np.intp], points: bool = True
                 ) -> tuple[Array, Complex | None]:
@@ -200,20 +237,19 @@ class Targets:
 _TARGETS: lg.Recent[int, tuple[Table, Targets]] = lg.Recent(16)
 
 
-def window_placements(step: Step, table: Table, wanted: set[str] | frozenset[str]
+def window_placements(step: Step, table: Table, wanted: frozenset[str]
                       ) -> tuple[Placements, list[tuple[str, ...]]]:
     """Placements covering `step`'s end from the windows of every target within one marker
     that touches a `wanted` sector: the nearest point of each target (spread over a wide
     window) and each sector's corners (the middles). With the placements, what the point of
     each one touches (by `Placements.source`)."""
     targets = Targets.of(table)
-    rows = np.array([k for k, t in enumerate(targets.touches) if any(s in wanted for s in t)],
-                    dtype=np.intp)
+    rows = targets.touching(wanted)
     empty = Placements(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, np.intp), np.zeros(0))
     if not len(rows):
         return empty, []
     end = complex(*step.end)
-    rows = targets.near(rows, np.array([end]), step.reach)
+    rows = rows[targets.near_mask(rows, np.array([end]), step.reach)]
     if not len(rows):
         return empty, []
     dist, point = targets.nearest(np.array([end]), rows)

@@ -66,7 +66,7 @@ def test_the_dividing_line_of_a_divided_pueblo_touches_both_sectors() -> None:
     table = state.table
     ids = lg.table_geometry(table).sector_ids
     divided = [p for p in table.pueblos if len(p.sectors) == 2][0]
-    wanted = {divided.sectors[0].id}
+    wanted = frozenset({divided.sectors[0].id})
     centre = divided.sectors[0].polygon.centroid
     step = reach.Step((centre.x + 40.0, centre.y), SIZES.explorer_radius, SIZES)
     found, labels = windows.window_placements(step, table, wanted)

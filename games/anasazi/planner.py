@@ -317,17 +317,32 @@ class _Plan:
         self.r1 = reach.chain_reach(self.sizes, self.sizes.explorer_radius, 1)
         self.r2 = reach.chain_reach(self.sizes, self.sizes.explorer_radius, 2)
         self.more = seen.actions_left >= 2  # the planner moves again after this action
-        nxt = (player + 1) % seen.num_players
-        self.mine = np.array([max(0.0, belief.gain([s], False, False)) for s in self.ids])
-        self.theirs = np.array([belief.offer(s, nxt) for s in self.ids])
-        # Windows are made for what someone wants: the planner, or the player after it.
-        self.wanted = frozenset(s for s, m, t in zip(self.ids, self.mine, self.theirs)
-                                if m > 0 or t > 0)
+        self.next_player = (player + 1) % seen.num_players
         self.expeditions = [e.id for e in self.table.expedition_camps]
         self.old_ends = np.array([complex(*lg.expedition_end(seen.board(), e)[:2])
                                   for e in self.expeditions])
-        self.old_gifts = self._gift(self.old_ends, np.zeros((len(self.old_ends), len(self.ids)),
-                                                            bool))
+
+    # What the sectors are worth, worked out when first asked (a leaf of the search asks only
+    # what the next player is offered).
+    @functools.cached_property
+    def mine(self) -> np.ndarray:
+        """What touching each sector alone gains the planner (0 or more)."""
+        return np.array([max(0.0, self.belief.gain([s], False, False)) for s in self.ids])
+
+    @functools.cached_property
+    def theirs(self) -> np.ndarray:
+        """What taking each sector alone is worth to the next player."""
+        return np.array([self.belief.offer(s, self.next_player) for s in self.ids])
+
+    @functools.cached_property
+    def wanted(self) -> frozenset[str]:
+        """The sectors windows are made for: wanted by the planner or the player after it."""
+        return frozenset(s for s, m, t in zip(self.ids, self.mine, self.theirs) if m > 0 or t > 0)
+
+    @functools.cached_property
+    def old_gifts(self) -> np.ndarray:
+        """What the next player could take from each expedition's end as it lies now."""
+        return self._gift(self.old_ends, np.zeros((len(self.old_ends), len(self.ids)), bool))
 
     # -- potentials of ends --------------------------------------------------------------------
     def _within(self, ends: np.ndarray, taken: np.ndarray, worth: np.ndarray
@@ -519,29 +534,71 @@ class _Plan:
         return out
 
     # -- the choice ----------------------------------------------------------------------------
-    def best(self, state: State) -> Action:
-        """The best candidate that passes `state.check`."""
+    def ranked(self, per_group: int = 8) -> list[tuple[float, Action | tuple[_Candidates, int]]]:
+        """The best `per_group` candidates of each expedition and of the base camps, best
+        first (not exactly checked yet)."""
         markers = self.markers()
         z, camp_values = self.camps(markers)
         ranked: list[tuple[float, int, Action | tuple[_Candidates, int]]] = []
         for cands in markers:
-            for i in np.argsort(-cands.values)[:8]:
+            for i in np.argsort(-cands.values)[:per_group]:
                 ranked.append((float(cands.values[i]), len(ranked), (cands, int(i))))
-        for i in np.argsort(-camp_values)[:8]:
+        for i in np.argsort(-camp_values)[:per_group]:
             ranked.append((float(camp_values[i]), len(ranked),
                            BuildCamp(float(z[i].real), float(z[i].imag))))
         ranked.sort(key=lambda t: (-t[0], t[1]))
-        for _, _, choice in ranked:
+        return [(v, choice) for v, _, choice in ranked]
+
+    def choices(self, state: State, k: int, per_group: int = 8) -> list[tuple[Action, float]]:
+        """Up to `k` of the `ranked` candidates that pass `state.check`, with their values."""
+        found: list[tuple[Action, float]] = []
+        for value, choice in self.ranked(per_group):
             action = choice if isinstance(choice, Action) else self._marker(*choice)
             if state.check(action, self.player).ok:
-                return action
-        found = state.legal_actions(self.player).sample(self.rng, 1)
-        return found[0]
+                found.append((action, value))
+                if len(found) >= k:
+                    break
+        return found
+
+    def best(self, state: State) -> Action:
+        """The best candidate that passes `state.check`."""
+        found = self.choices(state, 1)
+        if found:
+            return found[0][0]
+        return state.legal_actions(self.player).sample(self.rng, 1)[0]
 
     @staticmethod
     def _marker(cands: _Candidates, i: int) -> PlaceMarker:
         pose = cands.placer.settle(Pose(float(cands.x[i]), float(cands.y[i]), float(cands.h[i])))
         return PlaceMarker.at(cands.expedition, pose)
+
+
+def main_choices(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator,
+                 k: int, per_group: int = 3) -> list[tuple[Action, float]]:
+    """The planner's `k` best legal main actions (markers, base camps) of `player`, who is to
+    make one now, with the plan's values, best first (for a search over them)."""
+    seen = state.determinize(player, rng)
+    return _Plan(bot, seen, Belief.of(state, player), player, rng).choices(state, k, per_group)
+
+
+def follow_up(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator
+              ) -> Action:
+    """The planner's choice of a decision that is not a main action (a look, a take)."""
+    return bot.choose(state, player, rng)
+
+
+def turn_value(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator
+               ) -> float:
+    """How good `state` is for `player` when its turn is over, as the planner values it: its
+    utility (the game's end's prize or penalty included), less what the next player could
+    take from the ends left (`GIFT` of the best)."""
+    belief = Belief.of(state, player)
+    ended = state.is_over()
+    value = belief.utility(belief.hands, belief.track, ended)
+    if ended:
+        return value
+    plan = _Plan(bot, state, belief, player, rng)
+    return value - GIFT * float(plan.old_gifts.max(initial=0.0))
 
 
 def make_planner(arg: str | None) -> PlannerBot:

@@ -3,7 +3,7 @@
 from games.anasazi.rules import AnasaziGame, AnasaziState
 from geomsim.rules import Parts
 
-# The faces beside the rules, each loaded when first asked for (numba, matplotlib, the planner).
+# The faces beside the rules, each loaded when first asked for (numba, matplotlib, the players).
 GAME = AnasaziGame(parts=Parts(
     random_playouts="games.anasazi.playout:game_random_playouts",
     encoding="games.anasazi.encoding:default_encoding",
@@ -11,7 +11,7 @@ GAME = AnasaziGame(parts=Parts(
     draw="games.anasazi.draw:draw_state",
     text="games.anasazi.text:summary_text",
     choice_figures="games.anasazi.choice:choice_figures",
-    bots="games.anasazi.planner:BOTS",
+    bots="games.anasazi.search:PLAYERS",
     expectations="games.anasazi.reach:EXPECTATIONS",
     outputs="games.anasazi.reach:OUTPUTS",
     web="games.anasazi.web:WEB",

@@ -31,6 +31,7 @@ Each decision of a turn:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from games.anasazi import legality as lg
-from games.anasazi import reach
+from games.anasazi import reach, windows
 from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure
 from games.anasazi.components import COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Table
 from geomsim.bots import MAX_SAMPLES, positive_int
@@ -48,7 +49,7 @@ from geomsim.geometry import Pose, distance_to_rectangle, to_frames
 from games.anasazi.rules import AnasaziState
 from geomsim.rules import Action, State
 
-SAMPLES = 320  # covering placements drawn per expedition
+SAMPLES = 96  # random covering placements per expedition (besides the windows)
 CAMP_SAMPLES = 48  # candidate base camps drawn around each end
 END_PRIZE = 15.0  # utility of ending the game ahead (its negative: behind)
 NEXT_ACTION = 0.8  # weight of the pueblos one marker from the new end, with an action left
@@ -58,6 +59,8 @@ TWO_MARKERS = 0.6  # share of a two-marker gift (the next player spends both act
 THEFT_CHANCE = 0.5  # chance that a camp one marker from an end is covered first by the planner
 STEAL_FLOOR = 3.0  # worth of a theft to come when nobody holds a treasure yet
 BLOCK = 0.7  # weight of a gift a base camp takes away from the next player
+BLOCK_CANDIDATES = 4  # the next player's best placements per expedition a camp may block
+BLOCK_ALONG = (-0.25, 0.0, 0.25)  # where on such a placement's axis (marker lengths from its centre)
 LOOK = 0.3  # worth of looking at an unseen tower
 ROBUST = 0.02  # weight per mm of margin (capped at 4 mm): a tie-break
 OUTLINE_STEP = 3  # every how many of a target's sample points stand for its sector
@@ -107,65 +110,109 @@ class Belief:
         left = state.sizes.markers - sum(len(p) for p in seen["expeditions"].values())
         return cls(player, hands, track, factor, towers, treasures, left)
 
+    @functools.cached_property
+    def _rows(self) -> list[list[float]]:
+        """`factor` as Python lists (read when first valued: a test may change `factor`)."""
+        rows: list[list[float]] = self.factor.tolist()
+        return rows
+
+    @functools.cached_property
+    def _gains(self) -> dict[tuple[Any, ...], float]:
+        return {}
+
+    def _scores(self, hands: list[list[float]], track: list[float]) -> list[float]:
+        """`scores` in plain Python (4 x 4 numbers: numpy's cost per call would dominate)."""
+        values = [TRACK_SPACES - t for t in track]
+        worth = [[f * v for f, v in zip(row, values)] for row in self._rows]
+        total = [sum(h * w for h, w in zip(hand, row)) for hand, row in zip(hands, worth)]
+        for c in range(len(values)):
+            column = [hand[c] for hand in hands]
+            best = max(column)
+            if best > 0 and column.count(best) == 1:
+                q = column.index(best)
+                total[q] += worth[q][c]
+        return total
+
+    def _utility(self, hands: list[list[float]], track: list[float], ended: bool = False) -> float:
+        s = self._scores(hands, track)
+        me = s[self.player]
+        others = s[:self.player] + s[self.player + 1:]
+        if not others:
+            return me
+        value = me - 0.5 * max(others) - 0.5 * sum(others) / len(others)
+        if ended:
+            value += END_PRIZE if me > max(others) else -END_PRIZE
+        return value
+
     def scores(self, hands: np.ndarray, track: np.ndarray) -> np.ndarray:
         """Each player's expected score: treasures at their value, the bonus majorities as the
         hands stand now."""
-        values = TRACK_SPACES - track
-        worth = self.factor * values
-        total: np.ndarray = (hands * worth).sum(axis=1)
-        best = hands.max(axis=0)
-        for c in np.flatnonzero(best > 0):
-            holders = np.flatnonzero(hands[:, c] == best[c])
-            if len(holders) == 1:
-                total[holders[0]] += worth[holders[0], c]
-        return total
+        return np.array(self._scores(hands.tolist(), track.tolist()))
 
     def utility(self, hands: np.ndarray, track: np.ndarray, ended: bool = False) -> float:
         """How good hands and track are for the planner: its score against the opponents'
-        (the best one's and their mean, half each), a prize or a penalty at the end."""
-        s = self.scores(hands, track)
-        me, others = s[self.player], np.delete(s, self.player)
-        value = float(me - 0.5 * others.max() - 0.5 * others.mean()) if len(others) else float(me)
-        if ended:
-            value += END_PRIZE if me > others.max() else -END_PRIZE
-        return value
+        (the best one's and their mean, half each), a prize or a penalty when the game ends."""
+        return self._utility(hands.tolist(), track.tolist(), ended)
 
     def best_steal(self, hands: np.ndarray, track: np.ndarray) -> tuple[float, TakeTreasure | None]:
         """The utility a camp theft adds, and the take that adds it."""
-        base = self.utility(hands, track)
+        return self._best_steal(hands.tolist(), track.tolist())
+
+    def _best_steal(self, hands: list[list[float]], track: list[float]
+                    ) -> tuple[float, TakeTreasure | None]:
+        base = self._utility(hands, track)
         best: tuple[float, TakeTreasure | None] = (0.0, None)
-        for q, c in zip(*np.nonzero(hands)):
+        for q, hand in enumerate(hands):
             if q == self.player:
                 continue
-            after = hands.copy()
-            after[q, c] -= 1
-            after[self.player, c] += 1
-            gain = self.utility(after, track) - base
-            if best[1] is None or gain > best[0]:
-                best = (gain, TakeTreasure(COLOURS[c], int(q)))
+            for c, held in enumerate(hand):
+                if held <= 0:
+                    continue
+                after = [list(h) for h in hands]
+                after[q][c] -= 1
+                after[self.player][c] += 1
+                gain = self._utility(after, track) - base
+                if best[1] is None or gain > best[0]:
+                    best = (gain, TakeTreasure(COLOURS[c], q))
         return best
+
+    def _content(self, sector: str) -> tuple[Any, ...]:
+        """What `sector` holds as the valuation sees it (sectors alike are valued once)."""
+        if sector in self.treasures:
+            return ("treasure", self.treasures[sector])
+        if sector in self.towers:
+            return ("tower", *self.towers[sector].tolist())
+        return ("empty",)
 
     def gain(self, sectors: Sequence[str], steal: bool, last_marker: bool) -> float:
         """The expected change of utility when the planner's marker touches `sectors` (and
         covers one of its base camps first, with `steal`)."""
-        hands = self.hands.copy()
+        key = (tuple(sorted(self._content(s) for s in sectors)), steal, last_marker)
+        found = self._gains.get(key)
+        if found is None:
+            found = self._gains[key] = self._gain(sectors, steal, last_marker)
+        return found
+
+    def _gain(self, sectors: Sequence[str], steal: bool, last_marker: bool) -> float:
+        hands = self.hands.tolist()
         for s in sectors:
             if s in self.treasures:
-                hands[self.player, self.treasures[s]] += 1
-        towers = [self.towers[s] for s in sectors if s in self.towers][:2]
-        base = self.utility(self.hands, self.track)
+                hands[self.player][self.treasures[s]] += 1
+        towers = [self.towers[s].tolist() for s in sectors if s in self.towers][:2]
+        now = self.track.tolist()
+        base = self._utility(self.hands.tolist(), now)
         total = 0.0
         for combo in itertools.product(range(len(COLOURS)), repeat=len(towers)):
             p = math.prod(t[c] for t, c in zip(towers, combo))
             if p == 0.0:
                 continue
-            track = self.track.copy()
+            track = list(now)
             for c in combo:
                 track[c] += 1
-            ended = last_marker or bool((track >= TOWERS_PER_COLOUR).any())
-            value = self.utility(hands, track, ended)
+            ended = last_marker or max(track) >= TOWERS_PER_COLOUR
+            value = self._utility(hands, track, ended)
             if steal:
-                value += self.best_steal(hands, track)[0]
+                value += self._best_steal(hands, track)[0]
             total += p * value
         return total - base
 
@@ -180,28 +227,6 @@ class Belief:
 
 
 # -- the geometry of one decision ------------------------------------------------------------------
-@dataclass
-class _Sectors:
-    """Outline points of the sectors that still hold something, with each one's sector index."""
-
-    ids: list[str]
-    points: np.ndarray  # complex
-    owner: np.ndarray
-
-    def distances(self, ends: np.ndarray) -> np.ndarray:
-        """(n, sectors): the distance from each end to each sector (its outline points)."""
-        d = np.abs(ends[:, None] - self.points[None, :])
-        out = np.full((len(ends), len(self.ids)), np.inf)
-        for j in range(len(self.ids)):
-            cols = self.owner == j
-            if cols.any():
-                out[:, j] = d[:, cols].min(axis=1)
-        return out
-
-
-_OUTLINES: lg.Recent[int, tuple[Table, dict[str, np.ndarray]]] = lg.Recent(16)
-
-
 def _outlines(table: Any) -> dict[str, np.ndarray]:
     """Sample points (complex) of every sector of `table`, as reach's targets hold them."""
     def make() -> dict[str, np.ndarray]:
@@ -214,13 +239,7 @@ def _outlines(table: Any) -> dict[str, np.ndarray]:
     return _OUTLINES.of_table(table, make)
 
 
-def _sectors(table: Any, belief: Belief) -> _Sectors:
-    outlines = _outlines(table)
-    ids = [s for s in outlines if s in belief.treasures or s in belief.towers]
-    if not ids:
-        return _Sectors([], np.zeros(0, complex), np.zeros(0, int))
-    return _Sectors(ids, np.concatenate([outlines[s] for s in ids]),
-                    np.concatenate([np.full(len(outlines[s]), j) for j, s in enumerate(ids)]))
+_OUTLINES: lg.Recent[int, tuple[Table, dict[str, np.ndarray]]] = lg.Recent(16)
 
 
 @dataclass
@@ -234,7 +253,7 @@ class _Candidates:
     h: np.ndarray
     a: np.ndarray
     c: np.ndarray
-    touched: np.ndarray  # (n, sectors) over `_Sectors.ids`
+    touched: np.ndarray  # (n, sectors) over `_Plan.ids`
     steals: np.ndarray  # (n,) covers one of the planner's base camps for the first time
     ends: np.ndarray  # (n,) complex: the new end explorers
     values: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -287,30 +306,59 @@ class _Plan:
                  rng: np.random.Generator):
         self.bot, self.seen, self.belief, self.player, self.rng = bot, seen, belief, player, rng
         self.sizes = seen.sizes
-        self.sectors = _sectors(seen.table, belief)
+        self.table = seen.table
+        self.targets = windows.Targets.of(self.table)
+        geo = lg.table_geometry(self.table)
+        self.ids = [s for s in geo.sector_ids if s in belief.treasures or s in belief.towers]
+        column = {s: j for j, s in enumerate(geo.sector_ids)}
+        self.columns = np.array([column[s] for s in self.ids], dtype=np.intp)
+        single = {t[0]: k for k, t in enumerate(self.targets.touches) if len(t) == 1}
+        self.rows = np.array([single[s] for s in self.ids], dtype=np.intp)
         self.r1 = reach.chain_reach(self.sizes, self.sizes.explorer_radius, 1)
         self.r2 = reach.chain_reach(self.sizes, self.sizes.explorer_radius, 2)
         self.more = seen.actions_left >= 2  # the planner moves again after this action
-        nxt = (player + 1) % seen.num_players
-        self.mine = np.array([max(0.0, belief.gain([s], False, False)) for s in self.sectors.ids])
-        self.theirs = np.array([belief.offer(s, nxt) for s in self.sectors.ids])
-        self.expeditions = [e.id for e in seen.table.expedition_camps]
+        self.next_player = (player + 1) % seen.num_players
+        self.expeditions = [e.id for e in self.table.expedition_camps]
         self.old_ends = np.array([complex(*lg.expedition_end(seen.board(), e)[:2])
                                   for e in self.expeditions])
-        self.old_gifts = self._gift(self.old_ends, np.zeros((len(self.old_ends),
-                                                             len(self.sectors.ids)), bool))
+
+    # What the sectors are worth, worked out when first asked (a leaf of the search asks only
+    # what the next player is offered).
+    @functools.cached_property
+    def mine(self) -> np.ndarray:
+        """What touching each sector alone gains the planner (0 or more)."""
+        return np.array([max(0.0, self.belief.gain([s], False, False)) for s in self.ids])
+
+    @functools.cached_property
+    def theirs(self) -> np.ndarray:
+        """What taking each sector alone is worth to the next player."""
+        return np.array([self.belief.offer(s, self.next_player) for s in self.ids])
+
+    @functools.cached_property
+    def wanted(self) -> frozenset[str]:
+        """The sectors windows are made for: wanted by the planner or the player after it."""
+        return frozenset(s for s, m, t in zip(self.ids, self.mine, self.theirs) if m > 0 or t > 0)
+
+    @functools.cached_property
+    def old_gifts(self) -> np.ndarray:
+        """What the next player could take from each expedition's end as it lies now."""
+        return self._gift(self.old_ends, np.zeros((len(self.old_ends), len(self.ids)), bool))
 
     # -- potentials of ends --------------------------------------------------------------------
     def _within(self, ends: np.ndarray, taken: np.ndarray, worth: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
         """The best `worth` of a sector not `taken` within one marker of each end, and within
-        two (`reach.chain_reach` bounds)."""
-        if not len(self.sectors.ids):
-            return np.zeros(len(ends)), np.zeros(len(ends))
-        d = self.sectors.distances(ends)
-        open_worth = np.where(taken, 0.0, worth[None, :])
-        return (np.where(d <= self.r1, open_worth, 0.0).max(axis=1),
-                np.where(d <= self.r2, open_worth, 0.0).max(axis=1))
+        two (`reach.chain_reach` bounds, exact distances to the sectors)."""
+        zero = np.zeros(len(ends))
+        cols = np.flatnonzero(worth > 0)
+        if not len(cols) or not len(ends):
+            return zero, zero
+        rows = self.rows[cols]
+        open_worth = np.where(taken[:, cols], 0.0, worth[cols][None, :])
+        one = self.targets.within(ends, rows, self.r1)
+        two = self.targets.within(ends, rows, self.r2)
+        return (np.where(one, open_worth, 0.0).max(axis=1),
+                np.where(two, open_worth, 0.0).max(axis=1))
 
     def _gift(self, ends: np.ndarray, taken: np.ndarray) -> np.ndarray:
         """What the next player could take from each end: one marker, or two (discounted)."""
@@ -325,68 +373,90 @@ class _Plan:
 
     # -- markers -------------------------------------------------------------------------------
     def markers(self) -> list[_Candidates]:
-        """The legal sampled placements of every expedition, valued."""
-        found = []
-        mine = [i for i, c in enumerate(self.seen.camps)
-                if c.owner == self.player and not self.seen.covered[i]]
-        fresh = set(self.seen.fresh)
-        mine = [i for i in mine if i not in fresh]
-        last = self.belief.markers_left <= 1
-        for k, e in enumerate(self.expeditions):
-            if lg.expedition_violations(self.seen.board(), e):
-                continue
-            cands = self._sample(e, mine)
-            if cands is None:
-                continue
-            # by (the sectors touched, whether it steals)
-            gains: dict[tuple[tuple[np.intp, ...], bool], float] = {}
-            values = np.zeros(len(cands.x))
-            for i in range(len(values)):
-                key = (tuple(np.flatnonzero(cands.touched[i])), bool(cands.steals[i]))
-                if key not in gains:
-                    gains[key] = self.belief.gain([self.sectors.ids[j] for j in key[0]],
-                                                  key[1], last)
-                values[i] = gains[key]
-            if self.more:
-                values += self._next(cands.ends, cands.touched)
-            else:
-                gifts = self.old_gifts.copy()
-                others = np.delete(gifts, k).max(initial=0.0)
-                after = np.maximum(self._gift(cands.ends, cands.touched), others)
-                values -= GIFT * (after - max(others, gifts[k]))
-            step = cands.placer.step
-            margin = reach.robustness(step, None, cands.x, cands.y, cands.h, cands.a, cands.c)
-            cands.values = values + ROBUST * np.clip(margin, 0.0, 4.0)
-            found.append(cands)
+        """The legal candidate placements of every expedition (its windows and random ones),
+        valued: made per expedition, judged and valued all at once."""
+        parts = [p for k, e in enumerate(self.expeditions) if (p := self._poses(k, e)) is not None]
+        if not parts:
+            return []
+        x, y, h, a, c, margin = (np.concatenate([p[i] for p in parts]) for i in range(3, 9))
+        owner = np.concatenate([np.full(len(p[3]), p[0]) for p in parts])
+        touched = lg.touched_sectors_batch(self.table, x, y, h)[:, self.columns]
+        steals = self._steals(x, y, h)
+        ex, ey = lg.explorer_centres(x, y, h, self.sizes)
+        ends = ex + 1j * ey
+        values = self._gains(touched, steals, self.belief.markers_left <= 1)
+        if self.more:
+            values += self._next(ends, touched)
+        else:
+            # The gift of the ends left as they are, but the one this marker moves.
+            gifts = self.old_gifts
+            others = np.array([np.delete(gifts, k).max(initial=0.0) for k in
+                               range(len(gifts))])[owner]
+            after = np.maximum(self._gift(ends, touched), others)
+            values -= GIFT * (after - np.maximum(others, gifts[owner]))
+        values += ROBUST * np.clip(margin, 0.0, 4.0)
+        found, start = [], 0
+        for k, e, placer, *_ in parts:
+            n = int((owner == k).sum())
+            cut = slice(start, start + n)
+            found.append(_Candidates(e, placer, x[cut], y[cut], h[cut], a[cut], c[cut],
+                                     touched[cut], steals[cut], ends[cut], values[cut]))
+            start += n
         return found
 
-    def _sample(self, expedition: str, mine: list[int]) -> _Candidates | None:
+    def _poses(self, k: int, expedition: str) -> tuple[Any, ...] | None:
+        """The windows of the wanted sectors from the expedition's end and `bot.samples`
+        random covering placements, those the rules' batched mask finds legal: (k, expedition,
+        placer, x, y, heading, a, c, robustness), or None."""
+        if lg.expedition_violations(self.seen.board(), expedition):
+            return None
         placer = reach.StatePlacer(self.seen, expedition, self.player)
         step = placer.step
         theta, a, c = reach.uniform_placements(step, self.rng, self.bot.samples)
+        win, _ = windows.window_placements(step, self.table, self.wanted)
+        theta = np.concatenate([theta, win.theta])
+        a, c = np.concatenate([a, win.a]), np.concatenate([c, win.c])
         x, y, h = step.poses(theta, a, c)
         ok = np.flatnonzero(placer.legal_mask(x, y, h))
         if not len(ok):
             return None
         x, y, h, a, c = x[ok], y[ok], h[ok], a[ok], c[ok]
-        touched_all = lg.touched_sectors_batch(self.seen.table, x, y, h)
-        index = {s: j for j, s in enumerate(lg.table_geometry(self.seen.table).sector_ids)}
-        touched = touched_all[:, [index[s] for s in self.sectors.ids]] if self.sectors.ids \
-            else np.zeros((len(x), 0), bool)
-        steals = np.zeros(len(x), bool)
-        if mine:
-            camps = [self.seen.camps[i] for i in mine]
-            local = to_frames(np.array([k.x for k in camps]), np.array([k.y for k in camps]),
-                              x, y, h)
-            gap = distance_to_rectangle(local, self.sizes.marker_length / 2,
-                                        self.sizes.marker_width / 2)
-            steals = (gap < self.sizes.base_camp_radius - lg.EPS).any(axis=1)
-        ex, ey = lg.explorer_centres(x, y, h, self.sizes)
-        return _Candidates(expedition, placer, x, y, h, a, c, touched, steals, ex + 1j * ey)
+        return k, expedition, placer, x, y, h, a, c, reach.robustness(step, None, x, y, h, a, c)
+
+    def _steals(self, x: np.ndarray, y: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """Which placements cover one of the planner's base camps for the first time (the
+        camps of this turn may not be covered yet)."""
+        fresh = set(self.seen.fresh)
+        camps = [c for i, c in enumerate(self.seen.camps) if c.owner == self.player
+                 and not self.seen.covered[i] and i not in fresh]
+        if not camps:
+            return np.zeros(len(x), bool)
+        local = to_frames(np.array([k.x for k in camps]), np.array([k.y for k in camps]), x, y, h)
+        gap = distance_to_rectangle(local, self.sizes.marker_length / 2,
+                                    self.sizes.marker_width / 2)
+        steals: np.ndarray = (gap < self.sizes.base_camp_radius - lg.EPS).any(axis=1)
+        return steals
+
+    def _gains(self, touched: np.ndarray, steals: np.ndarray, last: bool) -> np.ndarray:
+        """The valuation's gain of each placement, worked out once per distinct outcome (the
+        sectors touched, whether it steals)."""
+        hit = np.flatnonzero(touched.any(axis=0))
+        bits = np.column_stack([touched[:, hit], steals]).astype(np.int64)
+        if bits.shape[1] > 62:  # too many to pack in one integer: one outcome per placement
+            codes = np.arange(len(bits))
+        else:
+            codes = bits @ (np.int64(1) << np.arange(bits.shape[1], dtype=np.int64))
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        gains = np.array([self.belief.gain([self.ids[hit[j]] for j in
+                                            np.flatnonzero(touched[i, hit])],
+                                           bool(steals[i]), last) for i in first])
+        values: np.ndarray = gains[inverse.ravel()]
+        return values
 
     # -- base camps ----------------------------------------------------------------------------
     def camps(self, markers: list[_Candidates]) -> tuple[np.ndarray, np.ndarray]:
-        """Legal base camp candidates around the ends and their values."""
+        """Legal base camp candidates around the ends, and across the next player's best
+        windows (blocks), and their values."""
         if self.seen.camps_left(self.player) <= 0:
             return np.zeros(0, complex), np.zeros(0)
         n = CAMP_SAMPLES
@@ -396,7 +466,8 @@ class _Plan:
         z = (self.old_ends[:, None] + rho * np.exp(1j * phi)).ravel()
         reach_area = self.sizes.play_area_radius - self.sizes.base_camp_radius
         u = self.rng.random((2, n))
-        z = np.concatenate([z, reach_area * np.sqrt(u[0]) * np.exp(2j * np.pi * u[1])])
+        blocks = self._block_points(markers) if self.seen.phase == "play" else np.zeros(0, complex)
+        z = np.concatenate([z, reach_area * np.sqrt(u[0]) * np.exp(2j * np.pi * u[1]), blocks])
         z = z[lg.check_camp_points(self.seen.board(), z).ok]
         if not len(z):
             return z, np.zeros(0)
@@ -405,6 +476,20 @@ class _Plan:
         if self.seen.phase == "play":
             values += self._blocks(z, markers)
         return z, values
+
+    def _block_points(self, markers: list[_Candidates]) -> np.ndarray:
+        """Base camps on the placements by which the next player would take most: along each
+        one's axis, between the end it covers and the far end."""
+        found = []
+        length = self.sizes.marker_length
+        for cands in markers:
+            worth = np.where(cands.touched, self.theirs[None, :], 0.0).max(axis=1, initial=0.0)
+            best = np.argsort(-worth, kind="stable")[:BLOCK_CANDIDATES]
+            best = best[worth[best] > 0]
+            centre = cands.x[best] + 1j * cands.y[best]
+            axis = np.exp(1j * np.radians(cands.h[best]))
+            found += [centre + f * length * axis for f in BLOCK_ALONG]
+        return np.concatenate(found) if found else np.zeros(0, complex)
 
     def _theft(self, z: np.ndarray) -> np.ndarray:
         """A theft to come: the camp lies one marker from an end with no uncovered camp of
@@ -423,47 +508,97 @@ class _Plan:
 
     def _blocks(self, z: np.ndarray, markers: list[_Candidates]) -> np.ndarray:
         """What each camp takes from the next player's one-marker gifts: the best pueblo an end
-        offers that no sampled placement clear of the camp still touches."""
+        offers that no candidate placement clear of the camp still touches."""
         out = np.zeros(len(z))
         r = self.sizes.base_camp_radius
         for cands in markers:
             worth = np.where(cands.touched, self.theirs[None, :], 0.0)
-            best = worth.max(axis=1)
+            best = worth.max(axis=1, initial=0.0)
             keep = np.flatnonzero(best > 0)
             if not len(keep):
                 continue
+            worth = worth[keep]
+            cols = np.flatnonzero(worth.any(axis=0))
+            worth = worth[:, cols]
             local = to_frames(z.real, z.imag, cands.x[keep], cands.y[keep], cands.h[keep])
             clear = distance_to_rectangle(local, self.sizes.marker_length / 2,
                                           self.sizes.marker_width / 2) > r  # (n, camps)
-            before = worth[keep].max(axis=0).max()
-            after = np.where(clear[:, :, None], worth[keep][:, None, :], 0.0).max(axis=(0, 2))
+            before = worth.max()
+            # Per camp, the best sector a placement clear of it still touches.
+            after = np.zeros(len(z))
+            for j in range(worth.shape[1]):
+                touching = worth[:, j] > 0
+                reached = clear[touching].any(axis=0)
+                after = np.maximum(after, np.where(reached, worth[touching, j].max(), 0.0))
             out += BLOCK * (before - after)
         return out
 
     # -- the choice ----------------------------------------------------------------------------
-    def best(self, state: State) -> Action:
-        """The best candidate that passes `state.check`."""
+    def ranked(self, per_group: int = 8) -> list[tuple[float, Action | tuple[_Candidates, int]]]:
+        """The best `per_group` candidates of each expedition and of the base camps, best
+        first (not exactly checked yet)."""
         markers = self.markers()
         z, camp_values = self.camps(markers)
         ranked: list[tuple[float, int, Action | tuple[_Candidates, int]]] = []
         for cands in markers:
-            for i in np.argsort(-cands.values)[:8]:
+            for i in np.argsort(-cands.values)[:per_group]:
                 ranked.append((float(cands.values[i]), len(ranked), (cands, int(i))))
-        for i in np.argsort(-camp_values)[:8]:
+        for i in np.argsort(-camp_values)[:per_group]:
             ranked.append((float(camp_values[i]), len(ranked),
                            BuildCamp(float(z[i].real), float(z[i].imag))))
         ranked.sort(key=lambda t: (-t[0], t[1]))
-        for _, _, choice in ranked:
+        return [(v, choice) for v, _, choice in ranked]
+
+    def choices(self, state: State, k: int, per_group: int = 8) -> list[tuple[Action, float]]:
+        """Up to `k` of the `ranked` candidates that pass `state.check`, with their values."""
+        found: list[tuple[Action, float]] = []
+        for value, choice in self.ranked(per_group):
             action = choice if isinstance(choice, Action) else self._marker(*choice)
             if state.check(action, self.player).ok:
-                return action
-        found = state.legal_actions(self.player).sample(self.rng, 1)
-        return found[0]
+                found.append((action, value))
+                if len(found) >= k:
+                    break
+        return found
+
+    def best(self, state: State) -> Action:
+        """The best candidate that passes `state.check`."""
+        found = self.choices(state, 1)
+        if found:
+            return found[0][0]
+        return state.legal_actions(self.player).sample(self.rng, 1)[0]
 
     @staticmethod
     def _marker(cands: _Candidates, i: int) -> PlaceMarker:
         pose = cands.placer.settle(Pose(float(cands.x[i]), float(cands.y[i]), float(cands.h[i])))
         return PlaceMarker.at(cands.expedition, pose)
+
+
+def main_choices(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator,
+                 k: int, per_group: int = 3) -> list[tuple[Action, float]]:
+    """The planner's `k` best legal main actions (markers, base camps) of `player`, who is to
+    make one now, with the plan's values, best first (for a search over them)."""
+    seen = state.determinize(player, rng)
+    return _Plan(bot, seen, Belief.of(state, player), player, rng).choices(state, k, per_group)
+
+
+def follow_up(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator
+              ) -> Action:
+    """The planner's choice of a decision that is not a main action (a look, a take)."""
+    return bot.choose(state, player, rng)
+
+
+def turn_value(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator
+               ) -> float:
+    """How good `state` is for `player` when its turn is over, as the planner values it: its
+    utility (the game's end's prize or penalty included), less what the next player could
+    take from the ends left (`GIFT` of the best)."""
+    belief = Belief.of(state, player)
+    ended = state.is_over()
+    value = belief.utility(belief.hands, belief.track, ended)
+    if ended:
+        return value
+    plan = _Plan(bot, state, belief, player, rng)
+    return value - GIFT * float(plan.old_gifts.max(initial=0.0))
 
 
 def make_planner(arg: str | None) -> PlannerBot:

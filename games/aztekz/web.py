@@ -10,6 +10,7 @@ piles and the drawn card and soul (turned face up when drawn); never the face-do
 
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 from typing import Any, cast
 
@@ -31,13 +32,24 @@ PHASES = {SETUP: "setup: place your start card", MOVE: "move a hero (or end)",
           PLACE: "place the drawn card", OVER: "game over"}
 
 
+def _square(x: float, y: float, half: float, **values: Any) -> str:
+    """A square ``<rect>`` centred at table point (x, y), `half` its half side."""
+    return (f'<rect x="{x - half:.3f}" y="{-y - half:.3f}" width="{2 * half:.3f}" '
+            f'height="{2 * half:.3f}"{svg.attrs(**values)}/>')
+
+
+@lru_cache(maxsize=64)
+def _card_body(sides: int, size: float) -> str:
+    """The markup of a card of open `sides` centred at the origin (made once per kind)."""
+    return (_square(0, 0, size / 2, fill=STONE, stroke=EDGE, stroke_width=f"{0.03 * size:.3f}")
+            + svg.path(card_paths(0, 0, sides, size), fill=SAND))
+
+
 def _card(x: float, y: float, sides: int, size: float = 1.0, title: str = "", **extra: Any) -> str:
     """A card of open `sides` centred at (x, y): a stone square with its paths in sand."""
-    h = size / 2
-    return svg.group([svg.path(shapely.box(x - h, y - h, x + h, y + h), fill=STONE, stroke=EDGE,
-                               stroke_width=0.03 * size),
-                      svg.path(card_paths(x, y, sides, size), fill=SAND)]
-                     + ([f"<title>{escape(title)}</title>"] if title else []), **extra)
+    return (f'<g transform="translate({x:.3f} {-y:.3f})"{svg.attrs(**extra)}>'
+            + _card_body(sides, size) + (f"<title>{escape(title)}</title>" if title else "")
+            + "</g>")
 
 
 def _extent(state: AztekzState, cells: list[Cell]) -> tuple[float, float, float, float]:
@@ -61,11 +73,10 @@ class AztekzWeb(GameWeb):
         placing = self._placements(s)
         free = s._frontier() if s.grid.cells else [(0, 0)]
         x0, y0, x1, y1 = _extent(s, list(free) + list(s.grid.cells))
-        out = [svg.path(shapely.box(x0 - 0.5, y0 - 0.5, x1 + 0.5, y1 + 0.5), fill=TABLE)]
+        out = [svg.path(shapely.box(x0 - 0.5, y0 - 0.5, x1 + 0.5, y1 + 0.5), fill=TABLE)]  # once
         for cell in free:
-            out.append(svg.path(shapely.box(cell[0] - 0.47, cell[1] - 0.47, cell[0] + 0.47,
-                                            cell[1] + 0.47), class_="cell free", fill="none",
-                                stroke="#b0a890", stroke_width=0.02, stroke_dasharray="0.05 0.04"))
+            out.append(_square(*cell, 0.47, class_="cell free", fill="none", stroke="#b0a890",
+                               stroke_width=0.02, stroke_dasharray="0.05 0.04"))
         for cell, sides in sorted(s.grid.cells.items()):
             out.append(_card(*cell, sides, class_="card"))
             depth = len(s.stacks.get(cell, ()))
@@ -130,9 +141,8 @@ class AztekzWeb(GameWeb):
     @staticmethod
     def _targets(placing: dict[Cell, list[int]]) -> list[str]:
         """The cells the drawn card may go on, ringed; a click opens the choice of its turns."""
-        return [svg.path(shapely.box(x - 0.49, y - 0.49, x + 0.49, y + 0.49), class_="target",
-                         data_opens=f"cell:{key((x, y))}", data_cell=key((x, y)))
-                for (x, y) in sorted(placing)]
+        return [_square(x, y, 0.49, class_="target", data_opens=f"cell:{key((x, y))}",
+                        data_cell=key((x, y))) for (x, y) in sorted(placing)]
 
     @staticmethod
     def _choices(s: AztekzState, placing: dict[Cell, list[int]]) -> list[str]:
@@ -140,7 +150,7 @@ class AztekzWeb(GameWeb):
         click that places it so (hidden until the cell is clicked)."""
         out = []
         for (x, y), turns in sorted(placing.items()):
-            items = [svg.path(shapely.box(x - 0.5, y - 0.5, x + 0.5, y + 0.5), class_="backdrop")]
+            items = [_square(x, y, 0.5, class_="backdrop")]
             for i, r in enumerate(turns):
                 dx, dy = SLOTS[i]
                 text = str(Place(x, y, r))
@@ -209,8 +219,7 @@ def _soul(x: float, y: float, kind: str, n: int, styles: dict[str, tuple[str, st
           half: float) -> str:
     """A soul square of `kind` (its colour, two-letter name, the count above one)."""
     colour, short = styles[kind]
-    return svg.group([svg.path(shapely.box(x - half, y - half, x + half, y + half), fill=colour,
-                               stroke="black", stroke_width=0.015),
+    return svg.group([_square(x, y, half, fill=colour, stroke="black", stroke_width=0.015),
                       svg.text(x, y, short + (f"×{n}" if n > 1 else ""), class_="label soul")],
                      class_="soul")
 

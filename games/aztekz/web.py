@@ -21,7 +21,7 @@ from games.aztekz.draw import EDGE, SAND, STONE, TABLE, card_paths, soul_style
 from games.aztekz.rules import MOVE, OVER, PLACE, SETUP, AztekzState, Place, key
 from geomsim.discrete import Cell
 from geomsim.plotting import PLAYER_COLOURS
-from geomsim.rules import Event, State
+from geomsim.rules import Event, FiniteActionSpace, State
 from geomsim.web import svg
 from geomsim.web.hooks import JSON, Board, GameWeb
 
@@ -103,7 +103,9 @@ class AztekzWeb(GameWeb):
         if s.phase not in (SETUP, PLACE):
             return {}
         found: dict[Cell, list[int]] = {}
-        for action in s.legal_actions(s.turn):
+        space = s.legal_actions(s.turn)
+        assert isinstance(space, FiniteActionSpace), "placing is a finite choice"
+        for action in space:
             if isinstance(action, Place):
                 found.setdefault(action.cell, []).append(action.rotation)
         return found
@@ -123,18 +125,18 @@ class AztekzWeb(GameWeb):
             for h, cell in enumerate(row):
                 if cell is not None:
                     by_cell.setdefault(cell, []).append((p, h))
-        for (cx, cy), heroes in sorted(by_cell.items()):
+        for cell, heroes in sorted(by_cell.items()):
             for i, (p, h) in enumerate(heroes):
                 dx, dy = SLOTS[i % len(SLOTS)]
                 scale = 1.0 if i < len(SLOTS) else 0.6
-                x, y = cx + dx * scale, cy + dy * scale
+                hx, hy = cell[0] + dx * scale, cell[1] + dy * scale
                 if pile := s.carry[p][h]:
-                    out.append(_soul(x, y - 0.17, pile[0], pile[1], styles, 0.07))
-                out.append(svg.circle(x, y, 0.15 if h == 0 else 0.11, class_="hero",
+                    out.append(_soul(hx, hy - 0.17, pile[0], pile[1], styles, 0.07))
+                out.append(svg.circle(hx, hy, 0.15 if h == 0 else 0.11, class_="hero",
                                       fill=PLAYER_COLOURS[p % len(PLAYER_COLOURS)], stroke="black",
                                       stroke_width=0.03 if h == 0 else 0.015,
                                       data_hero=f"{p}.{HEROES[h]}"))
-                out.append(svg.text(x, y, "C" if h == 0 else str(h), class_="label hero",
+                out.append(svg.text(hx, hy, "C" if h == 0 else str(h), class_="label hero",
                                     fill="white"))
         return out
 

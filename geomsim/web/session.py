@@ -400,9 +400,9 @@ class Session:
                 out[p] = {"finite": True, "count": len(space), "items": items}
             else:
                 rng = np.random.default_rng([self.version, p])
-                out[p] = {"finite": False, "count": None,
-                          "items": list(dict.fromkeys(str(a) for a in space.sample(rng, SAMPLES_SHOWN)))}
-            out[p]["labels"] = [rounded(a) for a in out[p]["items"]]
+                items = list(dict.fromkeys(str(a) for a in space.sample(rng, SAMPLES_SHOWN)))
+                out[p] = {"finite": False, "count": None, "items": items}
+            out[p]["labels"] = [rounded(a) for a in items]  # for reading; a click plays the item
         return out
 
     def history(self) -> list[JSON]:

@@ -112,6 +112,18 @@ def test_last_events_hold_the_hand_step_and_the_bots_after_it():
     assert last[-1]["n"] == session.cursor
 
 
+def test_replay_captions_read_rounded(tmp_path):
+    """`geomsim replay` titles each frame with its move, rounded as the page shows it."""
+    from geomsim.scenario.log import GameLog
+
+    game = geomsim.load_game("anasazi")
+    state = game.new_state(2, seed=3)
+    camp = state.legal_actions(state.to_move()[0]).sample(np.random.default_rng(0), 1)[0]
+    log = GameLog(tmp_path / "game.jsonl", game, 2, 3, None, (), [(state.to_move()[0], camp, str(camp), 2)])
+    titles = [title for title, _ in log.frames()]
+    assert titles[1].endswith(rounded(str(camp))) and str(camp) not in titles[1]
+
+
 def _placements_drawn(svg_text: str) -> set[str]:
     return set(re.findall(r'data-action="([^"]+)"', svg_text))
 

@@ -177,7 +177,7 @@ function renderBoard(board) {
   const turns = board.tools.some((t) => t.turns);
   $("board-hint").textContent = "Wheel: zoom (in every tool). Drag: pan (view tool; middle button or Alt+drag in any tool)."
     + (turns ? " Turn the ghost: Shift+wheel or ←/→ (5°, Ctrl: 1°), press and drag, or the heading box. A click lays a legal ghost." : "")
-    + (board.mm ? "" : " Click where the board is ringed.");
+    + (board.svg.includes("data-opens=") ? " Click where the board is ringed." : "");
 }
 
 // The board's key, and the analysis's below it: a swatch and words each.
@@ -599,7 +599,8 @@ function clearVerdict() {
   S.verdict = null;
   const box = $("verdict");
   box.className = "none";
-  box.replaceChildren(el("div", {}, "No verdict for this moment yet: move a ghost piece over the board, or check an action."));
+  const ghost = S.view && S.view.board.tools.length ? "move a ghost piece over the board, or " : "";
+  box.replaceChildren(el("div", {}, `No verdict for this moment yet: ${ghost}check an action (type it beside the legal actions).`));
 }
 
 function showVerdict(r, request) {

@@ -91,3 +91,20 @@ class Notation:
     def usages(self) -> list[str]:
         """How each form is written, once each, in the order given."""
         return list(dict.fromkeys(form.usage for form in self.forms.values()))
+
+
+# A number with a fraction or an exponent, as Python writes floats, not part of a word (P42s,
+# E3 and r1 keep their digits); whole numbers are left as they are.
+_DECIMAL = re.compile(r"(?<![\w.])(heading )?(-?\d+(?:\.\d+(?:e[-+]?\d+)?|e[-+]?\d+))(?![\w.])")
+READ_DIGITS, ANGLE_DIGITS = 2, 1  # 0.01 mm, 0.1 degree
+
+
+def rounded(text: str) -> str:
+    """An action's text form (or words quoting one) for people to read: every decimal number
+    rounded to 0.01, a heading to 0.1 degree, without trailing zeros. The exact text stays the
+    action's: `parse` of this one may name a neighbouring action."""
+    def one(m: re.Match[str]) -> str:
+        digits = ANGLE_DIGITS if m[1] else READ_DIGITS
+        shown = f"{float(m[2]):.{digits}f}".rstrip("0").rstrip(".")
+        return (m[1] or "") + ("0" if shown == "-0" else shown)
+    return _DECIMAL.sub(one, text)

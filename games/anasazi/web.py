@@ -19,8 +19,8 @@ from games.anasazi.actions import BuildCamp, PlaceMarker
 from games.anasazi.components import COLOURS, Table
 from games.anasazi.rules import AnasaziState, describe_decision
 from games.anasazi.draw import (
-    ADOBE, ADOBE_EDGE, CAMP_TILE, CLIFF, EARTH, EXPLORER, HIDDEN_TOWER, MARKER, PIECE_COLOURS, SAND,
-    camp_colour,
+    ADOBE, ADOBE_EDGE, CAMP_TILE, CLIFF, EARTH, END_RING, EXPLORER, HIDDEN_TOWER, MARKER,
+    PIECE_COLOURS, SAND, camp_colour,
 )
 from geomsim.rules import Action, Event, State, Verdict
 from geomsim.web import svg
@@ -123,7 +123,10 @@ class AnasaziWeb(GameWeb):
             ends[e.id] = [x, y, radius, lg.cover_room(sizes, radius)[0]]
         return Board(body, (-r, -r, 2 * r, 2 * r), mm=True, tools=self._tools(state),
                      analyses=self._analyses(state), summary=self.summary(state, viewer),
-                     data={"anchors": ends})
+                     data={"anchors": ends}, legend=_legend(s.num_players))
+
+    def in_setup(self, state: State) -> bool:
+        return cast(AnasaziState, state).phase in ("camps", "looks")
 
     def _tools(self, state: Any) -> list[dict[str, Any]]:
         """The ghost pieces that can stand for a legal action now."""
@@ -283,9 +286,29 @@ class AnasaziWeb(GameWeb):
             "treasure-taken": lambda: f"player {p} took a {d['colour']} treasure from player "
                                       f"{d['from']}",
             "passed": lambda: f"player {p} passed",
+            "objectives-dealt": lambda: "objectives dealt (each player knows only their own)",
             "game-over": lambda: f"game over ({d['reason']}): scores {d['scores']}",
         }.get(event.kind)
         return words() if words else super().describe(event)
+
+
+def _legend(players: int) -> list[JSON]:
+    """The key of the table as the page draws it: pieces, then what the ghost and its verdict
+    draw (colours of `games.anasazi.draw` and the page's style sheet)."""
+    camps = [[camp_colour(p), f"player {p}'s base camp", "disc"] for p in range(players)]
+    return camps + [
+        [MARKER, "expedition marker (dark dot: its explorer)", "square"],
+        [CAMP_TILE, "expedition base camp E1...; white: its start mark", "square"],
+        [CLIFF, "mesa M1... (cliff edge, top inside)", "square"],
+        [ADOBE, "pueblo sector P1..., small ones P1s...", "square"],
+        [HIDDEN_TOWER, "tower not known (?); known: its colour", "disc"],
+        [PIECE_COLOURS["red"], "treasure (its colour)", "square"],
+        [END_RING, "end of the chosen expedition (the next marker covers it)", "ring"],
+        ["#1b7f2a", "ghost: legal", "line"],
+        ["#b71c1c", "ghost: illegal", "line"],
+        ["#ff00dc", "the part that breaks a rule", "square"],
+        ["#28a03c", "pueblo sectors the ghost touches", "square"],
+    ]
 
 
 def _violation_shapes(state: Any, action: Action, v: Any) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ GAME = AztekzGame(parts=Parts(
     state_encoding="games.aztekz.encoding:state_encoding",
     draw="games.aztekz.draw:draw_state",
     text="games.aztekz.text:board_text",
+    web="games.aztekz.web:WEB",
 ))
 
 __all__ = ["GAME", "AztekzGame", "AztekzState"]

@@ -13,6 +13,7 @@ import numpy as np
 
 from geomsim import registry
 from geomsim.files import TooLarge, atomic_path, read_bytes, write_text
+from geomsim.notation import rounded
 from geomsim.reading import MAX_HISTORY, MAX_JSON_BYTES, DataError, convert, decode, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game, IllegalAction, State, read_action
@@ -70,7 +71,8 @@ class GameLog:
     moves: list[tuple[int, Action, str, int]]  # player, action, its text, line of the log
 
     def frames(self) -> Iterator[tuple[str, State]]:
-        """The state at the start and after each move, with a title: (title, state)."""
+        """The state at the start and after each move, with a title: (title, state); the move
+        in the title rounded for reading (0.01, a heading 0.1 degree)."""
         try:
             state = self.game.new_state(self.players, seed=self.seed, setup=self.setup)
         except ValueError as e:
@@ -83,7 +85,7 @@ class GameLog:
             except IllegalAction as e:
                 raise ScenarioError(str(self.path), line, "action", f"{text!r} is illegal: {e}") from None
             who = self.names[player] if self.names else f"player {player}"
-            yield f"{self.game.name} {number}: {who}: {text}", state
+            yield f"{self.game.name} {number}: {who}: {rounded(text)}", state
 
 
 def read_log(path: str | Path, *, load: GameLoader | None = None) -> GameLog:

@@ -39,6 +39,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from geomsim.notation import rounded
 from geomsim.reading import MAX_SEED
 from geomsim.registry import UnknownGame, list_games, load_game
 from geomsim.rules import IllegalAction
@@ -316,7 +317,12 @@ def make_app(start: Start, *, token: str | None = None, hosts: Iterable[str] = (
     async def new_session(request: Request) -> Response:
         body = await read_json(request)
         chosen = _start_of(body, start) if body.get("game") is not None else None
+        deal = body.get("deal", False)
+        if not isinstance(deal, bool):
+            raise WebError("deal must be true or false")
         session = await run_in_threadpool(sessions.new, _client(request), chosen)
+        if deal and session.hooks.in_setup(session.state):
+            await run_in_threadpool(_locked_deal, session)
         view = await run_in_threadpool(_locked_view, session)
         return reply({"session": session.id, "view": view})
 
@@ -351,16 +357,16 @@ def make_app(start: Start, *, token: str | None = None, hosts: Iterable[str] = (
         heading = number(body, "heading", 0.0)
         action = s.hooks.tool_action(s.state, tool, body.get("params") or {}, x, y, heading)
         player, verdict = s.check(action, s.player_of(body.get("player")))
-        return {"action": str(action), "player": player, "ok": verdict.ok,
-                "violations": verdict_json(verdict),
+        return {"action": str(action), "label": rounded(str(action)), "player": player,
+                "ok": verdict.ok, "violations": verdict_json(verdict),
                 "overlays": s.hooks.overlays(s.state, action, player, verdict),
                 "seconds": time.perf_counter() - clock}
 
     def do_check(s: Session, body: dict[str, Any]) -> dict[str, Any]:
         action = s.parse(body.get("action"))
         player, verdict = s.check(action, s.player_of(body.get("player")))
-        return {"action": str(action), "player": player, "ok": verdict.ok,
-                "violations": verdict_json(verdict)}
+        return {"action": str(action), "label": rounded(str(action)), "player": player,
+                "ok": verdict.ok, "violations": verdict_json(verdict)}
 
     def do_apply(s: Session, body: dict[str, Any]) -> dict[str, Any]:
         action = s.parse(body.get("action"))
@@ -385,6 +391,11 @@ def make_app(start: Start, *, token: str | None = None, hosts: Iterable[str] = (
     def do_forward(s: Session, body: dict[str, Any]) -> dict[str, Any]:
         s.move(+1)
         return {}
+
+    def do_deal(s: Session, body: dict[str, Any]) -> dict[str, Any]:
+        played = s.deal()
+        bots.start(s)
+        return {"dealt": played}
 
     def do_seats(s: Session, body: dict[str, Any]) -> dict[str, Any]:
         s.set_seats(body.get("seats"))
@@ -439,6 +450,7 @@ def make_app(start: Start, *, token: str | None = None, hosts: Iterable[str] = (
         Route("/api/s/{sid}/back", in_session(do_back), methods=["POST"]),
         Route("/api/s/{sid}/forward", in_session(do_forward), methods=["POST"]),
         Route("/api/s/{sid}/seats", in_session(do_seats), methods=["POST"]),
+        Route("/api/s/{sid}/deal", in_session(do_deal), methods=["POST"]),
         Route("/api/s/{sid}/bots", in_session(do_bots), methods=["POST"]),
         Route("/api/s/{sid}/expect", in_session(do_expect), methods=["POST"]),
         Route("/api/s/{sid}/tick", in_session(do_tick), methods=["POST"]),
@@ -471,6 +483,11 @@ def _client(request: Request) -> str:
 def _locked_view(session: Session) -> Any:
     with session.lock:
         return session.view()
+
+
+def _locked_deal(session: Session) -> None:
+    with session.lock:
+        session.deal()
 
 
 def _attachment(data: bytes, filename: str, media: str) -> Response:

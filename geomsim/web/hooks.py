@@ -57,12 +57,15 @@ class Board:
     # chosen (an expedition's end, say); "from the anchor", the ghost points from it to the
     # pointer, its centre at most `reach` from it.
     data: JSON = None
+    # The key of the drawing: [colour, words, shape] with shape "disc", "square", "ring" or
+    # "line"; the page draws a swatch for each (empty: the drawing carries its own key).
+    legend: list[JSON] = field(default_factory=list)
 
     def to_json(self) -> JSON:
         """The board as the page reads it."""
         return {"svg": self.svg, "viewBox": list(self.view_box), "mm": self.mm,
                 "tools": self.tools, "analyses": self.analyses, "summary": self.summary,
-                "data": self.data}
+                "data": self.data, "legend": self.legend}
 
 
 class GameWeb:
@@ -72,6 +75,11 @@ class GameWeb:
     {"disc": r}, "turns": bool, "params": [{"name", "label", "choices": [...]}]}``; the page sends
     ``(tool, params, x, y, heading)`` to `tool_action`. Analyses: ``{"name", "label", "params":
     [...]}``, answered by `analysis` and, for a click on an element with ``data-id``, `pick`.
+
+    Clickable boards: in the view tool a click on an element with ``data-action="TEXT"`` plays
+    that action (its exact text form; a ``<title>`` may show it rounded), and a click on one
+    with ``data-opens="NAME"`` shows the group ``data-group="NAME"`` (drawn with ``display:
+    none``) and hides the other groups: e.g. a cell that opens its choice of rotations.
     """
 
     def board(self, state: State, viewer: int | None, reveal: bool) -> Board:
@@ -110,10 +118,17 @@ class GameWeb:
         in words; none by default (the legal actions show them)."""
         return []
 
+    def in_setup(self, state: State) -> bool:
+        """Whether the moment is in the game's setup, which the page may deal at random (each
+        decision a random legal action) up to the start of play; a game without a setup phase
+        says False (the default)."""
+        return False
+
     def describe(self, event: Event) -> str:
-        """An event in words: its kind, who, and its data."""
+        """An event in words: its kind, who, and its data (an empty field left out: no
+        "soul None")."""
         who = "" if event.player is None else f" (player {event.player})"
-        data = ", ".join(f"{k} {_words(v)}" for k, v in event.data.items())
+        data = ", ".join(f"{k} {_words(v)}" for k, v in event.data.items() if v is not None)
         return f"{event.kind}{who}" + (f": {data}" if data else "")
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import yaml
 
 from geomsim.bots import Bot, make_bot
+from geomsim.notation import rounded
 from geomsim.rules import Action, Event, FiniteActionSpace, Game, IllegalAction, State, Verdict
 from geomsim.web.hooks import GameWeb, WebError, web_hooks
 
@@ -33,6 +34,8 @@ BOT_SECONDS = 20.0  # ... and for how long
 # that a bot holds a worker of `BotRunner` for seconds, not minutes.
 PAGE_BOT_SECONDS = 10.0
 PAGE_BOT_ITERATIONS = 1000
+DEAL_STEPS = 200  # setup decisions a deal makes at most (Anasazi's 4 players make 20)
+LAST_STEPS = 12  # steps "Last events" lists at most
 BOT_WORKERS = 2  # bot moves the server computes at once, whatever the number of sessions
 LOG = logging.getLogger("geomsim.web")
 
@@ -214,6 +217,24 @@ class Session:
         p, spec = bots[0]
         return p, make_bot(spec), np.random.default_rng([self.start.seed or 0, len(self.records), p])
 
+    def deal(self) -> int:
+        """Deal the setup at random: while the game's hooks say the moment is in its setup,
+        the player to move takes a legal action drawn from a generator of the game's seed (the
+        same seed deals the same setup). Returns the number of steps played ("deal" steps)."""
+        rng = np.random.default_rng([self.start.seed or 0, 0xDEA1])
+        played = 0
+        while played < DEAL_STEPS and self.hooks.in_setup(self.state):
+            player = self.state.to_move()[0]
+            found = self.state.legal_actions(player).sample(rng, 1)
+            if not found:
+                break
+            self._push(player, found[0], "deal")
+            played += 1
+        if not played:
+            raise WebError("nothing to deal: the game is past its setup")
+        self._bump()
+        return played
+
     def set_seats(self, seats: Any) -> None:
         """Seat a bot (a spec for `geomsim.bots.make_bot`) or a human (None or "") per player."""
         if not isinstance(seats, list) or len(seats) != self.start.players:
@@ -305,7 +326,7 @@ class Session:
         if state.is_over():
             found.append(("final:winners", None, {"winners": list(state.winners())},
                           f"at the end: winners {list(state.winners())}"))
-        return [{"id": i, "moment": m, "spec": s, "words": w, "ticked": i in self.ticked}
+        return [{"id": i, "moment": m, "spec": s, "words": rounded(w), "ticked": i in self.ticked}
                 for i, m, s, w in found]
 
     # -- writing out ----------------------------------------------------------------------------
@@ -379,8 +400,9 @@ class Session:
                 out[p] = {"finite": True, "count": len(space), "items": items}
             else:
                 rng = np.random.default_rng([self.version, p])
-                out[p] = {"finite": False, "count": None,
-                          "items": list(dict.fromkeys(str(a) for a in space.sample(rng, SAMPLES_SHOWN)))}
+                items = list(dict.fromkeys(str(a) for a in space.sample(rng, SAMPLES_SHOWN)))
+                out[p] = {"finite": False, "count": None, "items": items}
+            out[p]["labels"] = [rounded(a) for a in items]  # for reading; a click plays the item
         return out
 
     def history(self) -> list[JSON]:
@@ -391,6 +413,7 @@ class Session:
             hidden = n <= self.cursor and self.sealed(n)
             found.append({"n": n, "player": rec.player, "by": rec.by,
                           "text": None if hidden else rec.text,
+                          "label": None if hidden else rounded(rec.text),
                           "events": [] if hidden else [self.hooks.describe(e) for e in rec.events]})
         return found
 
@@ -399,19 +422,45 @@ class Session:
         the expectations, the seats."""
         state = self.state
         movers = state.to_move()
-        viewer = self.viewer if self.viewer is not None else (movers[0] if len(movers) == 1 else None)
+        viewer = self.shown_as()
+        history = self.history()
         return {
             "session": self.id, "version": self.version, "game": self.game.name,
             "title": self.start.title, "players": self.start.players,
             "to_move": list(movers), "over": state.is_over(),
             "scores": [float(s) for s in state.scores()], "winners": list(state.winners()),
-            "cursor": self.cursor, "length": len(self.records), "history": self.history(),
+            "cursor": self.cursor, "length": len(self.records), "history": history,
             "actions": {str(p): a for p, a in self.actions().items()},
             "board": self.hooks.board(state, viewer, self.reveal).to_json(),
             "viewer": self.viewer, "shown_as": viewer, "reveal": self.reveal,
             "seats": self.seats, "expectations": self.candidates(),
             "thinking": self.thinking, "bot_error": self.bot_error,
+            "offers": self.hooks.offers(state) if movers else [],
+            "last": history[self.last_from():self.cursor], "can_deal": self.hooks.in_setup(state),
         }
+
+    def shown_as(self) -> int | None:
+        """Whose knowledge the board shows: the viewer chosen, else the one player to move if
+        played by hand, else the one seat played by hand (a bot's secrets, its objective or the
+        towers it saw, are never shown by default), else nobody's."""
+        if self.viewer is not None:
+            return self.viewer
+        movers = self.state.to_move()
+        if len(movers) == 1 and self.seats[movers[0]] is None:
+            return movers[0]
+        hands = [p for p, seat in enumerate(self.seats) if seat is None]
+        return hands[0] if len(hands) == 1 else None
+
+    def last_from(self) -> int:
+        """Where "Last events" begins: the steps up to the cursor since the last one played by
+        hand (that one included: the bots' answers and a deal come after it), at most
+        `LAST_STEPS` (0-based index of the first)."""
+        first = self.cursor
+        while first > 0 and self.cursor - first < LAST_STEPS:
+            first -= 1
+            if self.records[first].by == "hand":
+                break
+        return first
 
     def applied(self, n: int) -> str:
         """Step `n` (1-based) as the page lists it after playing it: who, and what unless it is a

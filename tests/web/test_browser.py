@@ -4,6 +4,7 @@ and a sealed-bid game, through the page as a user drives it."""
 from __future__ import annotations
 
 import math
+import re
 import statistics
 
 import pytest
@@ -12,6 +13,7 @@ import yaml
 from games.anasazi import legality as lg
 from games.anasazi.actions import PlaceMarker, extend
 from geomsim.cli import main
+from geomsim.notation import rounded
 from geomsim.scenario import load_scenario
 from geomsim.web.browser import point_at
 from tests.web.conftest import SCENARIO
@@ -166,7 +168,7 @@ def test_sealed_bids_by_hand_in_a_new_game(chromium, live_server):
     until(d, lambda d: "to move: player 1" in text(d, "status"), "player 1's turn to send")
     assert "(a sealed choice)" in text(d, "history") and "send 2" not in text(d, "history")
     # Every text the page prints of that step goes through the view (issue 25, item 5).
-    assert text(d, "events") == "applied 0: (a sealed choice)"
+    assert text(d, "events") == "step 1, player 0: (a sealed choice)"
     for shown in ("status", "summary", "expectations", "error"):
         assert "send 2" not in text(d, shown), shown
     d.find_element("xpath", "//*[@id='mover-1']//button[text()='send 1']").click()
@@ -188,3 +190,145 @@ def test_a_seated_bot_moves_in_the_background_and_the_page_shows_it(chromium, li
     until(d, lambda d: "0: send 1" in text(d, "history"), "the round resolved")
     until(d, lambda d: "a bot is thinking" not in text(d, "status"), "the bot done for now")
     assert "player 0" in text(d, "status")
+
+
+DEALT = 4  # the seed of the dealt Anasazi game
+
+
+def legal_from_the_ring(state, limit: float):
+    """An expedition and a heading whose longest step is legal, and stays legal 2 degrees either
+    side (the pointer lands on whole pixels), with the point `limit` mm out from the ring
+    inside the table: where the pointer goes."""
+    for e in sorted(state.expeditions):
+        x, y, _ = lg.expedition_end(state.board(), e)
+        for h in range(0, 360, 5):
+            if all(state.check(extend(state, e, h + t)).ok for t in (-2, 0, 2)):
+                px, py = x + limit * math.cos(math.radians(h)), y + limit * math.sin(math.radians(h))
+                if math.hypot(px, py) < state.sizes.play_area_radius - 10:
+                    return e, (px, py)
+    raise AssertionError("no legal marker from the ring in this deal")
+
+
+def press(d, button) -> None:
+    """Click a button of the right column, scrolled clear of the sticky status first."""
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+
+
+def on_screen(d, id: str) -> dict:
+    return d.execute_script("const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+                            "return {top: r.top, bottom: r.bottom, height: innerHeight};", id)
+
+
+def test_a_dealt_anasazi_game_to_its_first_markers(chromium, live_server):
+    """Issue 31: a new Anasazi game dealt at random from its seed starts in play; the key is
+    shown, labels are readable at "fit", actions read rounded with the exact one played, the
+    wheel zooms in the marker tool, a laid marker and a bot's moves leave no stale verdict, the
+    last events follow the bots, and at 1366 x 768 the verdict and the status are in view."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.support.ui import Select
+
+    import geomsim
+    from geomsim.web.session import Session, Start
+
+    session = Session(Start(geomsim.load_game("anasazi"), 2, seed=DEALT))
+    session.deal()
+    state = session.state
+    me, bot = state.current, 1 - state.current
+    expedition, aim = legal_from_the_ring(state, 90.0)
+    d = chromium
+    d.set_window_size(1366, 768)
+    try:
+        d.get(live_server)
+        until(d, lambda d: "step" in text(d, "status"), "the page")
+        Select(d.find_element("id", "ng-game")).select_by_value("anasazi")
+        for id, value in (("ng-players", "2"), ("ng-seed", str(DEALT))):
+            d.find_element("id", id).clear()
+            d.find_element("id", id).send_keys(value)
+        assert d.find_element("id", "ng-deal").is_selected(), "dealing is the default"
+        d.find_element("css selector", "#newgame button").click()
+        until(d, lambda d: "step 10 of 10" in text(d, "status"), "the dealt setup")
+        assert "phase play" in text(d, "summary") and "[deal]" in text(d, "events")
+        legend = text(d, "legend")
+        assert "player 1's base camp" in legend and "ghost: illegal" in legend
+        pueblo = d.execute_script("return document.querySelector('#board .label.pueblo')"
+                                  ".getBoundingClientRect().height")
+        assert pueblo >= 9, f"a pueblo id {pueblo:.1f} px high at fit"
+        buttons = d.find_elements("css selector", f"#mover-{me} button.action")
+        exact = [b.get_attribute("data-action") for b in buttons]
+        assert [b.text for b in buttons] == [rounded(a) for a in exact]
+        assert any(b.text != a for b, a in zip(buttons, exact)), "the samples have long floats"
+        Select(d.find_element("id", f"seat-{bot}")).select_by_value("random")
+        click(d, "seats-apply")
+        until(d, lambda d: d.execute_script("return geomsim.view.seats")[bot] == "random", "seated")
+
+        click(d, "tool-marker")
+        Select(d.find_element("id", "param-expedition")).select_by_value(expedition)
+        box = d.execute_script("return geomsim.box.join(' ')")
+        point_at(d, *aim)
+        until(d, lambda d: d.find_elements("id", "verdict-legal"), "a legal ghost from the ring")
+        heading = d.execute_script("return geomsim.heading")
+        d.execute_script("const b = document.getElementById('board'), r = b.getBoundingClientRect();"
+                         "b.dispatchEvent(new WheelEvent('wheel', {deltaY: -100, bubbles: true, "
+                         "cancelable: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));")
+        assert d.execute_script("return geomsim.box.join(' ')") != box, "the wheel zooms"
+        assert d.execute_script("return geomsim.heading") == heading, "... and turns nothing"
+        click(d, "zoom-fit")
+        point_at(d, *aim)
+        until(d, lambda d: d.find_elements("id", "verdict-legal"), "legal again")
+        ActionChains(d).click().perform()
+        until(d, lambda d: "step 11 of 11" in text(d, "status"), "the first marker laid")
+        assert f"player {me} laid a marker of {expedition}" in text(d, "events")
+        assert "player" not in text(d, "verdict"), "the verdict of the laid marker is gone"
+
+        second = d.find_element("css selector", f"#mover-{me} button.action[data-action^=marker]")
+        played = second.get_attribute("data-action")
+        press(d, second)
+        until(d, lambda d: "step 12 of 12" in text(d, "status"), "the second action")
+        if d.find_elements("css selector", f"#mover-{me} button.action[data-action=pass]"):
+            press(d, d.find_element("css selector", f"#mover-{me} button.action[data-action=pass]"))
+        until(d, lambda d: "[random]" in text(d, "events") and f"to move: player {me}" in
+              text(d, "status") and "thinking" not in text(d, "status"), "the bot's actions")
+        history = [s.get_attribute("title") for s in d.find_elements("css selector", "#history li span[title]")]
+        assert history[11] == played, "the button played its exact action"
+        events = text(d, "events")
+        assert f"step 12, player {me}" in events and "[random]" in events, events
+        assert "player" not in text(d, "verdict"), "no verdict of another moment"
+        for shown in ("movers", "history", "events", "expectations"):
+            assert not re.search(r"\d\.\d{3}", text(d, shown)), shown
+
+        d.execute_script("document.getElementById('right').scrollTop = 1e6")
+        status = on_screen(d, "status")
+        assert 0 <= status["top"] < status["height"], status
+        verdict = on_screen(d, "verdict")
+        assert verdict["bottom"] <= verdict["height"], verdict
+    finally:
+        d.set_window_size(1400, 950)
+
+
+def test_aztekz_places_by_clicking_a_cell(chromium, live_server):
+    """Issue 31: an Aztekz card is placed by clicking a cell and then one of its turns drawn
+    on it; the cells show their coordinates; events never say "None"."""
+    from selenium.webdriver.support.ui import Select
+
+    d = chromium
+    d.get(live_server)
+    until(d, lambda d: "step" in text(d, "status"), "the page")
+    Select(d.find_element("id", "ng-game")).select_by_value("aztekz")
+    d.find_element("id", "ng-deal").click()  # placed by hand
+    d.find_element("css selector", "#newgame button").click()
+    until(d, lambda d: "step 0 of 0" in text(d, "status") and "setup" in text(d, "summary"),
+          "a new Aztekz game")
+    for n in (1, 2):
+        coords = {t.get_attribute("textContent") for t in d.find_elements("css selector", "#content text.coord")}
+        cell = d.find_element("css selector", "#content [data-cell]")
+        assert cell.get_attribute("data-cell") in coords
+        cell.click()
+        choice = until(d, lambda d: [c for c in d.find_elements("css selector", "#content .choice")
+                                     if c.is_displayed()], "the turns of the card on that cell")[0]
+        action = choice.get_attribute("data-action")
+        assert action.startswith(f"place {cell.get_attribute('data-cell')} r")
+        choice.click()
+        until(d, lambda d, n=n: f"step {n} of {n}" in text(d, "status"), f"placement {n}")
+        assert action in text(d, "history")
+    assert "None" not in text(d, "events") and "drew card #" in text(d, "events")

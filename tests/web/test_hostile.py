@@ -12,7 +12,7 @@ import pytest
 from tests.web.test_api import at_play, new
 
 ENDPOINTS = ("options", "preview", "check", "apply", "undo", "back", "forward", "seats", "bots",
-             "expect", "tick", "analysis")
+             "deal", "expect", "tick", "analysis")
 
 
 def assert_refused(r, words: str = "") -> str:
@@ -83,7 +83,7 @@ def templates(view: dict) -> dict[str, dict[str, str]]:
     v = str(view["version"])
     seats = json.dumps([None] * view["players"])
     return {
-        "sessions": {"game": '"cibola"', "players": "2", "seed": "5"},
+        "sessions": {"game": '"cibola"', "players": "2", "seed": "5", "deal": "true"},
         "options": {"viewer": "0", "reveal": "false"},
         "preview": {"version": v, "tool": '"marker"', "params": '{"expedition": "E3"}',
                     "x": "1.5", "y": "-2", "heading": "30"},
@@ -91,6 +91,7 @@ def templates(view: dict) -> dict[str, dict[str, str]]:
         "apply": {"version": v, "player": "0", "action": '"pass"'},
         "undo": {"version": v}, "back": {"version": v}, "forward": {"version": v},
         "seats": {"version": v, "seats": seats}, "bots": {"version": v},
+        "deal": {"version": v},
         "expect": {"version": v, "player": "1", "action": '"pass"'},
         "tick": {"version": v, "id": '"final:scores"', "ticked": "true"},
         "analysis": {"version": v, "name": '"reach"', "params": '{"expedition": "E2", "markers": 1}'},

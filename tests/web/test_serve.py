@@ -116,10 +116,16 @@ def test_sealed_sends_stay_hidden_until_the_round_resolves():
     assert any("revealed" in e for e in history[2]["events"])
 
 
+def test_a_game_without_hooks_is_drawn_by_its_own_drawing():
+    session = Session(Start(geomsim.load_game("cibola"), 2, seed=1))
+    view = session.view()
+    assert view["board"]["svg"].startswith("<svg") and view["board"]["tools"] == []
+    assert view["board"]["legend"] == []  # the drawing carries its own key
+
+
 def test_aztekz_plays_in_the_page():
     session = Session(Start(geomsim.load_game("aztekz"), 2, seed=1))
     view = session.view()
-    assert view["board"]["svg"].startswith("<svg") and view["board"]["tools"] == []
     first = view["actions"]["0"]["items"][0]
     session.play(0, session.parse(first))
     assert session.history()[0]["text"] == first

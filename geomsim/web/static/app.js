@@ -19,6 +19,7 @@ const S = {
   latencies: [],        // ms from a pointer move to its verdict on the page
   serverMs: [],         // ms the server took for each of those verdicts
   botTimer: null,       // the next reading of the view while a bot thinks
+  analysisLegend: null, // the key of the analysis shown: [[colour, words]]
 };
 window.geomsim = S;  // for tests and the curious
 
@@ -78,6 +79,8 @@ async function newSession(body) {
   sessionStorage.setItem(KEY, S.sid);
   S.boardText = null;
   S.analysis = null;
+  S.analysisLegend = null;
+  S.ghost = null;
   render(data.view);
 }
 
@@ -113,6 +116,9 @@ function svgEl(tag, attrs = {}) {
 }
 
 function render(view) {
+  // Another moment (a step, a bot's move, an undo, another game): no verdict of the last one
+  // stays on screen.
+  const moved = !S.view || S.view.version !== view.version || S.view.session !== view.session;
   S.view = view;
   $("title").textContent = `${view.game}: ${view.title}`;
   $("ng-game").value = view.game;
@@ -121,10 +127,14 @@ function render(view) {
   renderStatus(view);
   renderMovers(view);
   renderHistory(view);
+  renderLast(view);
   renderSeats(view);
   renderExpectations(view);
   renderDownloads();
   watchBots(view);
+  $("deal").hidden = !view.can_deal;
+  renderLegend();
+  if (moved) clearVerdict();
   S.verdict = null;
   clearOverlays();
   drawGhost();
@@ -143,7 +153,7 @@ function renderBoard(board) {
     S.fullBox = key;
     S.box = board.viewBox.slice();
   }
-  svg.setAttribute("viewBox", S.box.join(" "));
+  setBox(S.box);
   // Tools: "view" (pan, zoom, pick) and the game's ghost pieces.
   const tools = $("tools");
   tools.replaceChildren();
@@ -163,9 +173,30 @@ function renderBoard(board) {
   for (let p = 0; p < S.view.players; p++) viewer.add(new Option(`player ${p}`, String(p)));
   viewer.value = S.view.viewer === null ? "" : String(S.view.viewer);
   $("reveal").checked = S.view.reveal;
-  $("board-hint").textContent = board.mm
-    ? "Board in mm. Ghost marker: from the ring it points from the expedition's end to the pointer; otherwise its centre follows the pointer, the wheel turns it (Shift: 1°), press and drag turns it. A click lays it when legal. View tool: drag to pan, wheel to zoom, click a pueblo for an analysis answer."
-    : "Drag to pan, wheel to zoom.";
+  // The wheel means the same in every tool: zoom. Turning a ghost has its own gestures.
+  const turns = board.tools.some((t) => t.turns);
+  $("board-hint").textContent = "Wheel: zoom (in every tool). Drag: pan (view tool; middle button or Alt+drag in any tool)."
+    + (turns ? " Turn the ghost: Shift+wheel or ←/→ (5°, Ctrl: 1°), press and drag, or the heading box. A click lays a legal ghost." : "")
+    + (board.svg.includes("data-opens=") ? " Click where the board is ringed." : "");
+}
+
+// The board's key, and the analysis's below it: a swatch and words each.
+function renderLegend() {
+  const keys = [];
+  const add = (colour, words, shape) => {
+    const swatch = el("span", { class: `swatch ${shape || "square"}` });
+    if (shape === "ring") swatch.style.borderColor = colour;
+    else swatch.style.background = colour;
+    const key = el("span", { class: "key" });
+    key.append(swatch, words);
+    keys.push(key);
+  };
+  for (const [colour, words, shape] of S.view.board.legend || []) add(colour, words, shape);
+  if (S.analysisLegend && S.analysisLegend.length) {
+    keys.push(el("span", { class: "key analysis" }, `${S.analysis ? S.analysis.name : "analysis"}:`));
+    for (const [colour, words] of S.analysisLegend) add(colour, words, "square");
+  }
+  $("legend").replaceChildren(...keys);
 }
 
 function currentTool() {
@@ -246,8 +277,10 @@ function renderMovers(view) {
       const note = actions.finite ? `${actions.count} legal action(s)` : "a few legal actions drawn at random (the space is continuous: use the board's tools or type one)";
       block.append(el("div", { class: "hint" }, note));
       const list = el("div", { class: "actions" });
-      for (const text of actions.items) {
-        list.append(el("button", { class: "action", type: "button", onclick: () => change("apply", { player: p, action: text }).then(showEvents) }, text));
+      // Rounded for reading (0.01 mm, 0.1 degree); the exact action is what a click plays.
+      for (const [i, text] of actions.items.entries()) {
+        const label = actions.labels ? actions.labels[i] : text;
+        list.append(el("button", { class: "action", type: "button", "data-action": text, title: text, onclick: () => change("apply", { player: p, action: text }) }, label));
       }
       block.append(list);
       const form = el("form", {});
@@ -255,7 +288,7 @@ function renderMovers(view) {
       const check = el("button", { type: "button" }, "check");
       check.addEventListener("click", () => checkTyped(p, input.value));
       form.append(input, el("button", { type: "submit" }, "play"), check);
-      form.addEventListener("submit", (e) => { e.preventDefault(); change("apply", { player: p, action: input.value }).then(showEvents); });
+      form.addEventListener("submit", (e) => { e.preventDefault(); change("apply", { player: p, action: input.value }); });
       block.append(form);
     }
     box.append(block);
@@ -264,17 +297,27 @@ function renderMovers(view) {
 
 async function checkTyped(player, text) {
   try {
+    const version = S.view.version;
     const r = await api("check", { player, action: text });
     showError("");
-    showVerdict(r, null);
+    if (version === S.view.version) showVerdict(r, null);
   } catch (e) { showError(e.message); }
 }
 
-function showEvents(data) {
-  if (!data) return;
-  const ul = $("events");
-  const lines = [`applied ${data.applied}`, ...data.events, ...data.offers.map((o) => `offered: ${o}`)];
-  ul.replaceChildren(...lines.map((line) => el("li", {}, line)));
+// "Last events": the steps since the last one played by hand (the bots' and a deal's after it),
+// as the view tells them (a sealed choice not yet revealed shows neither its action nor events).
+function renderLast(view) {
+  const lines = [];
+  for (const h of view.last) {
+    const by = h.by !== "hand" ? ` [${h.by}]` : "";
+    const step = el("li", { class: "step" }, `step ${h.n}, player ${h.player}: ${h.label === null ? "(a sealed choice)" : h.label}${by}`);
+    if (h.text) step.title = h.text;
+    lines.push(step);
+    for (const e of h.events) lines.push(el("li", { class: "ev" }, e));
+  }
+  for (const o of view.offers) lines.push(el("li", { class: "offer" }, `offered: ${o}`));
+  if (!lines.length) lines.push(el("li", { class: "ev" }, "nothing played yet"));
+  $("events").replaceChildren(...lines);
 }
 
 function renderHistory(view) {
@@ -283,7 +326,9 @@ function renderHistory(view) {
   for (const h of view.history) {
     const cls = h.n > view.cursor ? "future" : h.n === view.cursor ? "current" : "";
     const li = el("li", { class: cls });
-    li.append(el("span", {}, `${h.player}: ${h.text === null ? "(a sealed choice)" : h.text}` + (h.by !== "hand" ? ` [${h.by}]` : "")));
+    const words = el("span", {}, `${h.player}: ${h.label === null ? "(a sealed choice)" : h.label}` + (h.by !== "hand" ? ` [${h.by}]` : ""));
+    if (h.text) words.title = h.text;  // the exact action behind the rounded words
+    li.append(words);
     for (const e of h.events) li.append(el("span", { class: "ev" }, e));
     ol.append(li);
   }
@@ -356,6 +401,8 @@ async function runAnalysis(name, params, fresh) {
 
 function clearAnalysis() {
   S.analysis = null;
+  S.analysisLegend = null;
+  renderLegend();
   $("analysis-layer").replaceChildren();
   $("analysis-text").textContent = "";
   for (const node of $("content").querySelectorAll("[data-id]")) {
@@ -387,8 +434,9 @@ function drawAnalysis(a, fresh) {
   const layer = $("analysis-layer");
   layer.replaceChildren();
   drawPaths(layer, a.paths);
-  const legend = (a.legend || []).map(([c, words]) => `■ ${words} (${c})`).join("   ");
-  if (fresh || !$("analysis-text").textContent) $("analysis-text").textContent = `${a.text}\n${legend}`;
+  S.analysisLegend = a.legend || [];
+  renderLegend();
+  if (fresh || !$("analysis-text").textContent) $("analysis-text").textContent = a.text;
 }
 
 async function pick(target) {
@@ -427,8 +475,17 @@ function zoom(factor, around) {
   const [x, y, w, h] = S.box;
   const cx = around ? around.x : x + w / 2;
   const cy = around ? around.y : y + h / 2;
-  S.box = [cx - (cx - x) * factor, cy - (cy - y) * factor, w * factor, h * factor];
-  $("board").setAttribute("viewBox", S.box.join(" "));
+  setBox([cx - (cx - x) * factor, cy - (cy - y) * factor, w * factor, h * factor]);
+}
+
+// The part of the board shown; --px (user units per screen pixel) sizes the labels in screen
+// pixels (style.css), so that ids stay readable at every zoom.
+function setBox(box) {
+  const svg = $("board");
+  S.box = box;
+  svg.setAttribute("viewBox", box.join(" "));
+  const px = Math.max(box[2] / (svg.clientWidth || 1), box[3] / (svg.clientHeight || 1));
+  svg.style.setProperty("--px", String(px));
 }
 
 function svgPoint(event) {
@@ -504,9 +561,11 @@ async function sendPreview() {
   const job = S.pending;
   S.pending = null;
   S.inflight = true;
+  const version = S.view.version;
   try {
     const r = await api("preview", job.request);
-    if (!S.pending) {  // only the verdict of the latest pose is shown
+    // Only the verdict of the latest pose, on the moment shown, is shown.
+    if (!S.pending && version === S.view.version) {
       showVerdict(r, job.request);
       const ms = performance.now() - job.t0;
       S.latencies.push(ms);
@@ -514,7 +573,8 @@ async function sendPreview() {
       showTiming(ms, r.seconds);
     }
   } catch (e) {
-    showError(e.message);
+    // 409: the game moved on (a bot's move); the view read next judges the ghost again.
+    if (e.status !== 409) showError(e.message);
   } finally {
     S.inflight = false;
     if (S.pending) sendPreview();
@@ -535,11 +595,19 @@ function numbers(details) {
   return Object.entries(details).map(([k, v]) => `${k} ${typeof v === "number" ? round(v, 3) : JSON.stringify(v)}`).join(", ");
 }
 
+function clearVerdict() {
+  S.verdict = null;
+  const box = $("verdict");
+  box.className = "none";
+  const ghost = S.view && S.view.board.tools.length ? "move a ghost piece over the board, or " : "";
+  box.replaceChildren(el("div", {}, `No verdict for this moment yet: ${ghost}check an action (type it beside the legal actions).`));
+}
+
 function showVerdict(r, request) {
   S.verdict = { ...r, request };
   const box = $("verdict");
   box.className = r.ok ? "ok" : "bad";
-  box.replaceChildren(el("div", { class: "action" }, `player ${r.player}: ${r.action}`));
+  box.replaceChildren(el("div", { class: "action", "data-action": r.action, title: r.action }, `player ${r.player}: ${r.label || r.action}`));
   if (r.ok) {
     box.append(el("div", { class: "legal", id: "verdict-legal" }, "legal"));
   } else {
@@ -568,12 +636,25 @@ async function layGhost() {
     showError(`not laid: ${v.violations.map((x) => x.rule).join(", ")} (move the ghost until the verdict says legal)`);
     return;
   }
-  const data = await change("apply", { player: v.player, action: v.action });
-  if (data) {
-    showEvents(data);
-    S.ghost = null;
-    drawGhost();
+  S.ghost = null;  // before the new moment is drawn: it must not judge the ghost just laid
+  drawGhost();
+  await change("apply", { player: v.player, action: v.action });
+}
+
+// A click on the board in the view tool: an action drawn on it is played, a group it opens
+// (an Aztekz cell's turns of the card) shown, an element an analysis answers for picked.
+function boardClick(target) {
+  const action = target.closest("[data-action]");
+  if (action) {
+    const movers = S.view.to_move;
+    change("apply", { player: movers.length === 1 ? movers[0] : null, action: action.getAttribute("data-action") });
+    return;
   }
+  const opens = target.closest("[data-opens]");
+  const name = opens ? opens.getAttribute("data-opens") : null;
+  for (const g of $("content").querySelectorAll("[data-group]")) g.style.display = g.getAttribute("data-group") === name ? "" : "none";
+  const picked = target.closest("[data-id]");
+  if (picked) pick(picked.getAttribute("data-id"));
 }
 
 function setupBoard() {
@@ -597,8 +678,7 @@ function setupBoard() {
       const scale = S.box[2] / svg.clientWidth;
       const dx = e.clientX - S.pan.cx, dy = e.clientY - S.pan.cy;
       if (Math.abs(dx) + Math.abs(dy) > 3) S.pan.moved = true;
-      S.box = [S.pan.box[0] - dx * scale, S.pan.box[1] - dy * scale, S.pan.box[2], S.pan.box[3]];
-      svg.setAttribute("viewBox", S.box.join(" "));
+      setBox([S.pan.box[0] - dx * scale, S.pan.box[1] - dy * scale, S.pan.box[2], S.pan.box[3]]);
       return;
     }
     const tool = currentTool();
@@ -622,9 +702,9 @@ function setupBoard() {
   });
   svg.addEventListener("pointerup", (e) => {
     if (S.pan) {
-      const clicked = !S.pan.moved ? S.pan.target.closest("[data-id]") : null;
+      const clicked = !S.pan.moved ? S.pan.target : null;
       S.pan = null;
-      if (clicked) pick(clicked.getAttribute("data-id"));
+      if (clicked) boardClick(clicked);
       return;
     }
     if (S.press) {
@@ -633,20 +713,36 @@ function setupBoard() {
       if (!turned) waitForVerdict().then(layGhost);
     }
   });
+  // The wheel zooms in every tool; with Shift it turns a ghost that turns (Shift+wheel scrolls
+  // sideways in some browsers: deltaX then carries it).
   svg.addEventListener("wheel", (e) => {
     e.preventDefault();
-    const tool = currentTool();
-    if (tool && tool.turns && !e.ctrlKey && S.ghost) {
-      setHeading(S.heading + (e.deltaY > 0 ? -1 : 1) * (e.shiftKey ? 1 : 5), e);
+    const delta = e.deltaY || e.deltaX;
+    if (e.shiftKey) {
+      turnGhost(delta > 0 ? -1 : 1, e.ctrlKey, e);
       return;
     }
-    zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, svgPoint(e));
+    zoom(delta > 0 ? 1.15 : 1 / 1.15, svgPoint(e));
   }, { passive: false });
+  document.addEventListener("keydown", (e) => {
+    if (!["ArrowLeft", "ArrowRight"].includes(e.key) || e.target.closest("input, select, textarea")) return;
+    if (turnGhost(e.key === "ArrowLeft" ? 1 : -1, e.ctrlKey, e)) e.preventDefault();
+  });
+  new ResizeObserver(() => { if (S.box) setBox(S.box); }).observe(svg);
   $("heading").addEventListener("change", () => setHeading(Number($("heading").value) || 0));
   $("from-anchor").addEventListener("change", () => { S.ghost = null; drawGhost(); clearOverlays(); });
   $("zoom-in").addEventListener("click", () => zoom(1 / 1.4));
   $("zoom-out").addEventListener("click", () => zoom(1.4));
-  $("zoom-fit").addEventListener("click", () => { S.box = S.view.board.viewBox.slice(); $("board").setAttribute("viewBox", S.box.join(" ")); });
+  $("zoom-fit").addEventListener("click", () => setBox(S.view.board.viewBox.slice()));
+}
+
+// Turn the ghost by 5° (fine: 1°) in `sense` (+1 anticlockwise on the table); false when no
+// turning ghost is shown.
+function turnGhost(sense, fine, event) {
+  const tool = currentTool();
+  if (!tool || !tool.turns || !S.ghost) return false;
+  setHeading(S.heading + sense * (fine ? 1 : 5), event);
+  return true;
 }
 
 // A click lays the ghost whose verdict is known: wait for the preview of the pose clicked.
@@ -667,6 +763,7 @@ function setupPanels() {
     change("seats", { seats });
   });
   $("bots-play").addEventListener("click", () => change("bots"));
+  $("deal").addEventListener("click", () => change("deal"));
   $("viewer").addEventListener("change", () => {
     const v = $("viewer").value;
     change("options", { viewer: v === "" ? null : Number(v), reveal: $("reveal").checked });
@@ -686,7 +783,7 @@ function setupPanels() {
   $("newgame").addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      await newSession({ game: $("ng-game").value, players: Number($("ng-players").value), seed: Number($("ng-seed").value) });
+      await newSession({ game: $("ng-game").value, players: Number($("ng-players").value), seed: Number($("ng-seed").value), deal: $("ng-deal").checked });
       showError("");
     } catch (err) { showError(err.message); }
   });

@@ -659,9 +659,12 @@ def _score_panel(ax: Any, summary: dict[str, Any], rows: Sequence[dict[str, Any]
 
 
 def _length_panel(ax: Any, rows: Sequence[dict[str, Any]]) -> None:
+    from geomsim.plotting import whole_numbers
+
     lengths = np.array([r["length"] for r in rows])
     bins = np.arange(lengths.min(), lengths.max() + 2) - 0.5 if np.ptp(lengths) < 40 else 30
     ax.hist(lengths, bins=bins, color="#2ca02c", alpha=0.8)
+    whole_numbers(ax.xaxis, ax.yaxis)
     ax.set_xlabel("actions per game")
     ax.set_ylabel("games")
     ax.set_title("Game length")

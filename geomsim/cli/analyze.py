@@ -115,7 +115,7 @@ def _kept(written: int, total: int, output: Path) -> str:
 @click.option("--compiled", is_flag=True,
               help="Play random line-ups with the game's compiled random player: the same law of "
                    "games, many times faster, to the end (--max-steps does not apply), without "
-                   "game figures (Cibola, Aztekz).")
+                   "game figures (every game).")
 @click.option("--report", "report", is_flag=True,
               help="Also write OUTPUT/report.html (see geomsim report).")
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,

@@ -5,7 +5,8 @@ by bot and by seat with their 95% intervals, scores and game lengths (`analysis.
 the metrics (`geomsim.metrics`) as a table and as plots (endings, lead changes, when the
 winner took the lead for good), and the final position of a typical game (its length nearest
 the median) and of the longest one, replayed from their seeds (`bots.play_out`). The HTML file
-embeds every image as a data URI, so it can be sent as it is; the PDF has one page per part.
+embeds every image as a data URI, so it can be sent as it is; the PDF opens with pages of
+tables (`table_pages`), then has one page per figure.
 """
 
 from __future__ import annotations

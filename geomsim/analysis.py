@@ -111,6 +111,8 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     """
     game = resolve_game(game_spec)
     first = None if start is None else game.state_from_json(start)
+    if compiled:
+        ready_compiled(game, players)
     rows = []
     for seed, bots in tasks:
         try:
@@ -121,6 +123,19 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
             raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): "
                              f"{type(e).__name__}: {e}") from None
     return rows
+
+
+_READY: set[str] = set()  # games whose compiled player this process has compiled or loaded
+
+
+def ready_compiled(game: Game, players: int) -> None:
+    """Compile `game`'s compiled random player in this process, or load it from numba's cache,
+    once: before a pool starts its workers (the line saying it compiles is written once, and the
+    workers load the cache), and in each worker before its first game (no game's seconds count
+    the load)."""
+    if game.name not in _READY:
+        game.random_playouts([game.new_state(players, seed=0)], seed=0)
+        _READY.add(game.name)
 
 
 # -- executors -------------------------------------------------------------------------------------
@@ -672,9 +687,12 @@ def _score_panel(ax: Any, summary: dict[str, Any], rows: Sequence[dict[str, Any]
 
 
 def _length_panel(ax: Any, rows: Sequence[dict[str, Any]]) -> None:
+    from geomsim.plotting import whole_numbers
+
     lengths = np.array([r["length"] for r in rows])
     bins = np.arange(lengths.min(), lengths.max() + 2) - 0.5 if np.ptp(lengths) < 40 else 30
     ax.hist(lengths, bins=bins, color="#2ca02c", alpha=0.8)
+    whole_numbers(ax.xaxis, ax.yaxis)
     ax.set_xlabel("actions per game")
     ax.set_ylabel("games")
     ax.set_title("Game length")

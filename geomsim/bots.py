@@ -651,12 +651,16 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     )
 
 
+COMPILED_ENDING = "not recorded by the compiled player"
+
+
 def play_compiled(game: Game, players: int, seed: int, start: State | None = None) -> GameResult:
     """One game of random players, from the setup of `seed` (or from `start`, left unchanged),
     played by the game's compiled random player (`Game.random_playouts`) with the stream of `seed`.
 
     The games follow the same law as `play_game` with every seat ``random`` (a uniform choice
-    among the legal actions at every decision), not the same games; no game figures.
+    among the legal actions at every decision), not the same games; no game figures (the ending
+    is `COMPILED_ENDING`).
     """
     state = game.new_state(players=players, seed=seed) if start is None else start
     if state.num_players != players:
@@ -668,7 +672,8 @@ def play_compiled(game: Game, players: int, seed: int, start: State | None = Non
         scores=played.scores[0].tolist(), winners=np.flatnonzero(played.winners[0]).tolist(),
         length=int(played.decisions[0]), finished=True, first=list(state.to_move()),
         turn_order=state.turn_order(),
-        seconds=time.perf_counter() - clock,
+        # The kernels return scores and decisions only: say so rather than "unknown".
+        figures={"ending": COMPILED_ENDING}, seconds=time.perf_counter() - clock,
         trace={"choices": played.log[:, 2].tolist()},  # the kernel logs no scores: no lead
         versions=versions_of(game), options=options_of(state),
     )

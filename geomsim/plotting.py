@@ -112,6 +112,15 @@ def legend(ax: Axes, entries: Sequence[tuple[str, dict[str, Any]]], **options: A
     ax.legend(handles=handles, **options)
 
 
+def whole_numbers(*axes: Any) -> None:
+    """Ticks at whole numbers only on each given axis (``ax.xaxis``, ``ax.yaxis``): counts of
+    games or of actions, which a small batch would otherwise tick at 0.5 or 63.5."""
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in axes:
+        axis.set_major_locator(MaxNLocator(integer=True))
+
+
 def scale_bar(ax: Axes, length: float, x: float, y: float, unit: str = "mm") -> None:
     """A scale bar of `length` data units starting at (x, y)."""
     ax.plot([x, x + length], [y, y], color="black", linewidth=2.5, solid_capstyle="butt")

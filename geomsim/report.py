@@ -5,7 +5,8 @@ by bot and by seat with their 95% intervals, scores and game lengths (`analysis.
 the metrics (`geomsim.metrics`) as a table and as plots (endings, lead changes, when the
 winner took the lead for good), and the final position of a typical game (its length nearest
 the median) and of the longest one, replayed from their seeds (`bots.play_out`). The HTML file
-embeds every image as a data URI, so it can be sent as it is; the PDF has one page per part.
+embeds every image as a data URI, so it can be sent as it is; the PDF opens with pages of
+tables (`table_pages`), then has one page per figure.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import base64
 import html
 import io
 import shlex
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,9 +136,10 @@ def plot_metrics(found: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
     ends.set_xticks(x, names)
     ends.set_ylim(0, 1)
     ends.set_title("How games end")
-    rates = [c for r in rows if (c := lead_change(r)) is not None]
-    _histogram(changes, rates, "lead changes per action (Ludii's Lead Change of a game)",
-               "Lead Change", bins=np.linspace(0, max(rates, default=1.0) or 1.0, 21))
+    # In percent, with at least 0-1% on the axis: a few rare changes keep readable ticks.
+    rates = [100 * c for r in rows if (c := lead_change(r)) is not None]
+    _histogram(changes, rates, "lead changes per 100 actions (Ludii's Lead Change of a game)",
+               "Lead Change", bins=np.linspace(0, max(1.0, *rates) * 1.05, 21) if rates else None)
     shares = [k / r["length"] for r in rows if (k := lead_for_good(r)) is not None and r["length"]]
     _histogram(taken, shares, "share of the game before the winner led for good",
                "Decisiveness", bins=np.linspace(0, 1, 21))
@@ -144,9 +147,13 @@ def plot_metrics(found: dict[str, Any], rows: Sequence[dict[str, Any]]) -> Any:
 
 
 def _histogram(ax: Any, values: Sequence[float], xlabel: str, title: str, bins: Any = None) -> None:
+    from geomsim.plotting import whole_numbers
+
+    whole_numbers(ax.yaxis)
     if values:
-        if bins is None:
+        if bins is None:  # whole numbers: a bar for each
             bins = np.arange(min(values), max(values) + 2) - 0.5
+            whole_numbers(ax.xaxis)
         ax.hist(values, bins=bins, color="#2ca02c", alpha=0.8)
     else:
         ax.text(0.5, 0.5, "no trace in the rows", ha="center", va="center", transform=ax.transAxes)
@@ -186,21 +193,23 @@ def _moment(title: str, row: dict[str, Any], why: str) -> Moment:
     if why:
         return Moment(title, note=why)
     from geomsim.bots import play_out
-    from geomsim.plotting import new_axes
 
     game = resolve_game(row["game"])
     state, result = play_out(game, row["players"], row["bots"], row["seed"])
     if result.scores != row["scores"]:
         return Moment(title, note="the replay did not give the row's scores: not drawn")
-    ax = new_axes(7, 7)
     try:
-        state.draw(ax=ax)
+        # The game's own figure size: its legend and labels are made to be read at that size.
+        fig = state.draw().get_figure(root=True)
     except NotImplementedError as e:
         return Moment(title, note=str(e))
     seats = ", ".join(f"{s}: {b} {score:g}" for s, (b, score) in enumerate(zip(row["bots"],
                                                                              row["scores"])))
-    ax.set_title(f"{title}\nfinal position; {seats}; winners {row['winners']}", fontsize=9)
-    return Moment(title, ax.figure)
+    width = int(fig.get_figwidth() * 12)  # characters of 10-point text across the figure
+    # Above the game's own title (which may sit at the left, the centre or both), never on it.
+    fig.suptitle(textwrap.fill(f"{title}: final position; {seats}; winners {row['winners']}",
+                               width), fontsize=10)
+    return Moment(title, fig)
 
 
 # -- HTML ------------------------------------------------------------------------------------------
@@ -260,28 +269,131 @@ def report_html(report: Report) -> str:
 
 
 # -- PDF -------------------------------------------------------------------------------------------
-def write_pdf(report: Report, path: Path) -> None:
-    """The report as a PDF: a page of text (command, win rates, metrics), then one page per
-    figure and per drawn moment."""
-    from matplotlib.backends.backend_pdf import PdfPages
+PAGE = (8.27, 11.69)  # A4, inches
+MARGIN = 0.6          # inches on every side
+LINE = 0.19           # inches a line of a table's 8-point text takes
+WRAP = {"metric": 24, "value": 78, "": 60, "text": 95}  # characters a text is wrapped at
+
+
+@dataclass
+class _Block:
+    """A part of the PDF's table pages: a heading and a table (header, rows), or a paragraph."""
+
+    heading: str
+    header: Sequence[str] = ()
+    rows: Sequence[Sequence[str]] = ()
+    text: str = ""
+
+    def lines(self) -> int:
+        """The lines of text it takes on a page, its heading included."""
+        if not self.header:
+            return 3 + self.text.count("\n")
+        return 2 + sum(_height(row) for row in [self.header, *self.rows])
+
+
+def _blocks(report: Report) -> list[_Block]:
+    """The command, the win rates, the metrics and the moments left undrawn, as blocks."""
+    header = ["games", "wins", "win rate", "95% CI", "mean score"]
+    wrap = textwrap.TextWrapper(width=WRAP["text"], break_on_hyphens=False)
+    blocks = [_Block("Made by", text="\n".join(wrap.wrap(report.command))),
+              _Block("Played with", text="\n".join(wrap.wrap(report.rules))),
+              _Block("Win rate by bot", ["bot", *header],
+                     [[textwrap.fill(str(c), WRAP[""]) for c in r]
+                      for r in _rate_rows(report.summary["by_bot"], "bot")]),
+              _Block("Win rate by turn position", ["turn", *header],
+                     [list(map(str, r)) for r in _rate_rows(report.summary.get("by_turn", []), "turn")]),
+              _Block("Win rate by player number", ["player", *header],
+                     [list(map(str, r)) for r in _rate_rows(report.summary["by_seat"], "seat")]),
+              _Block("Metrics", ["metric", "value"],
+                     [[textwrap.fill(k, WRAP["metric"]), textwrap.fill(v, WRAP["value"])]
+                      for k, v in metric_lines(report.metrics)])]
+    undrawn = [f"{m.title}: {m.note}" for m in report.moments if m.figure is None]
+    if undrawn:
+        blocks.append(_Block("Moments not drawn",
+                             text="\n".join(textwrap.fill(u, WRAP["text"]) for u in undrawn)))
+    return blocks
+
+
+def _split(block: _Block, room: int) -> tuple[_Block, _Block | None]:
+    """The part of a table that fits in `room` lines (one row at least), and the rest (None
+    when all of it fits)."""
+    if block.lines() <= room or not block.rows:
+        return block, None
+    used, k = 2 + _height(block.header), 0
+    while k < len(block.rows) and used + _height(block.rows[k]) <= room:
+        used += _height(block.rows[k])
+        k += 1
+    k = max(k, 1)
+    return (_Block(block.heading, block.header, block.rows[:k]),
+            _Block(f"{block.heading} (continued)", block.header, block.rows[k:]))
+
+
+def _height(row: Sequence[str]) -> int:
+    """The lines a table row takes: those of its tallest cell."""
+    return max(c.count("\n") + 1 for c in row)
+
+
+def table_pages(report: Report) -> list[Any]:
+    """The PDF's first pages: the title, then the command, the win rates and the metrics as
+    tables with column headers (a table too long for a page goes on on the next)."""
     from matplotlib.figure import Figure
 
-    lines = [report.title, "", f"Made by: {report.command}", f"Played with: {report.rules}", ""]
-    for label, entries, key in (("bot", report.summary["by_bot"], "bot"),
-                                ("turn position", report.summary.get("by_turn", []), "turn"),
-                                ("player number", report.summary["by_seat"], "seat")):
-        lines.append(f"Win rate by {label}:")
-        lines += ["  " + "  ".join(map(str, r)) for r in _rate_rows(entries, key)]
-        lines.append("")
-    lines.append("Metrics:")
-    lines += [f"  {k}: {v}" for k, v in metric_lines(report.metrics)]
-    lines += [""] + [f"{m.title}: {m.note}" for m in report.moments if m.figure is None]
+    pages: list[Any] = []
+    todo = _blocks(report)
+    room = int((PAGE[1] - 2 * MARGIN - 0.5) / LINE)
+    while todo:
+        page = Figure(figsize=PAGE)
+        top = 1 - MARGIN / PAGE[1]
+        if not pages:
+            page.text(MARGIN / PAGE[0], top, report.title, fontsize=14, weight="bold", va="top")
+        y, left = (PAGE[1] - MARGIN - 0.5), room
+        while todo:
+            block, rest = _split(todo[0], left)
+            if block.lines() > left and left < room:
+                break  # the next page starts with it
+            todo[0:1] = [rest] if rest is not None else []
+            y = _draw_block(page, block, y)
+            left = int((y - MARGIN) / LINE)
+        pages.append(page)
+    return pages
+
+
+def _draw_block(page: Any, block: _Block, y: float) -> float:
+    """Draw `block` with its top at `y` inches from the page's foot; return where it ends."""
+    x = MARGIN / PAGE[0]
+    page.text(x, y / PAGE[1], block.heading, fontsize=11, weight="bold", va="top")
+    y -= 1.5 * LINE
+    if not block.header:
+        page.text(x, y / PAGE[1], block.text, fontsize=8, family="monospace", va="top",
+                  linespacing=1.5)
+        return y - (block.lines() - 1.5) * LINE
+    heights = [_height(row) for row in [block.header, *block.rows]]
+    height = sum(heights) * LINE
+    ax = page.add_axes((x, (y - height) / PAGE[1], 1 - 2 * x, height / PAGE[1]))
+    ax.set_axis_off()
+    widths = np.array([max(len(line) for c in column for line in c.split("\n"))
+                       for column in zip(block.header, *block.rows)], float) + 3
+    table = ax.table(cellText=[list(r) for r in block.rows], colLabels=list(block.header),
+                     colWidths=list(widths / widths.sum()), cellLoc="left", colLoc="left",
+                     bbox=(0, 0, 1, 1))
+    table.auto_set_font_size(False)
+    table.set_fontsize(8)
+    for (r, _), cell in table.get_celld().items():
+        cell.set_height(heights[r])  # the bbox scales the rows, keeping these proportions
+        cell.set_edgecolor("#cccccc")
+        if r == 0:
+            cell.set_facecolor("#f0f0f0")
+            cell.get_text().set_weight("bold")
+    return y - height - 0.5 * LINE
+
+
+def write_pdf(report: Report, path: Path) -> None:
+    """The report as a PDF: pages of tables (command, win rates, metrics), then one page per
+    figure and per drawn moment."""
+    from matplotlib.backends.backend_pdf import PdfPages
+
     with atomic_path(path) as tmp, PdfPages(tmp) as pdf:
-        per_page = 60
-        for start in range(0, len(lines), per_page):
-            page = Figure(figsize=(8.27, 11.69))
-            page.text(0.05, 0.97, "\n".join(lines[start:start + per_page]), va="top",
-                      family="monospace", fontsize=7)
+        for page in table_pages(report):
             pdf.savefig(page)
         for _, fig in report.figures:
             pdf.savefig(fig)

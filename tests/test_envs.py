@@ -123,11 +123,49 @@ def test_pettingzoo_masked_out_ids_raise_and_change_nothing(game):
 
 
 @pytest.mark.parametrize(("game", "players", "sims"), [
-    ("cibola", 2, 3), ("cibola", 3, 2), ("cibola", 4, 2), ("aztekz", 2, 1)])
+    ("cibola", 2, 3), ("cibola", 3, 2), ("cibola", 4, 2), ("aztekz", 2, 1), ("anasazi", 2, 1)])
 def test_openspiel_random_sim_test_with_serialisation(game, players, sims):
     loaded = pyspiel.load_game(spiel.short_name(game), {"players": players})
-    assert loaded.num_distinct_actions() == geomsim.load_game(game).num_distinct_actions(players)
+    # Anasazi's discretisation has one more id: "one legal action the rules pick"
+    picked = spiel.picked_id(geomsim.load_game(game), players) is not None
+    assert picked == (game == "anasazi")
+    assert loaded.num_distinct_actions() == (geomsim.load_game(game).num_distinct_actions(players)
+                                             + picked)
     pyspiel.random_sim_test(loaded, num_sims=sims, serialize=True, verbose=False)
+
+
+def _anasazi_in_play(players: int = 3, deal: int = 5, steps: int = 20):
+    loaded = pyspiel.load_game(spiel.short_name("anasazi"), {"players": players})
+    state = loaded.new_initial_state()
+    state.apply_action(deal)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return loaded, state
+
+
+def test_openspiel_anasazi_offers_the_rules_pick_only_where_no_listed_id_is_legal(monkeypatch):
+    """Where the fixed ids list no legal action (rare: a table whose legal placements all lie
+    off the grid), the last id is the only legal one and stands for a legal action drawn from
+    the state itself: the same state picks the same action, so id histories replay."""
+    loaded, state = _anasazi_in_play()
+    picked = loaded.num_distinct_actions() - 1
+    assert state.legal_actions() and picked not in state.legal_actions()
+    with pytest.raises(Exception, match="not legal: listed ids are"):
+        state.clone().apply_action(picked)
+    player = state.current_player()
+    inner = type(state.inner)
+    monkeypatch.setattr(inner, "legal_action_ids", lambda self, p=None: [])
+    fresh = [s.clone() for s in (state, state)]
+    for s in fresh:
+        s._held.legal.clear()  # what a state asked before the ids were taken away had cached
+    assert [s.legal_actions() for s in fresh] == [[picked], [picked]]
+    assert fresh[0].action_to_string(player, picked) == spiel.PICKED
+    for s in fresh:
+        s.apply_action(picked)
+    assert fresh[0].inner.to_json() == fresh[1].inner.to_json() != state.inner.to_json()
+    (_, action, _), = fresh[0].inner.history[len(state.inner.history):]
+    assert action == spiel.picked_action(state.inner, player)
 
 
 @pytest.mark.parametrize("game", ["cibola", "aztekz"])

@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 # What a newcomer's clone holds beside the README that its commands name.
 TRACKED = ("scenarios", "examples")
+# Where every command of the README writes: a clone's root keeps nothing else (issue 31).
+OUT = "out"
 
 
 def blocks(kind: str) -> list[str]:
@@ -68,7 +70,13 @@ def newcomer(tmp_path_factory) -> Path:
     for name in TRACKED:
         (here / name).symlink_to(ROOT / name)
     run(main_job(), here)
+    assert left_outside_out(here) == []
     return here
+
+
+def left_outside_out(here: Path) -> list[str]:
+    """What the README's commands left in a clone's root besides its own files and ``out/``."""
+    return sorted(p.name for p in here.iterdir() if p.name not in {*TRACKED, OUT})
 
 
 def _written(command: str) -> set[str]:
@@ -145,13 +153,14 @@ def test_every_cli_command_runs_as_written_after_the_quick_start(command, newcom
     run(command, here)
     for name in _written(command):
         assert (here / name).exists(), f"{command!r} wrote no {name}"
+    assert left_outside_out(here) == [], f"{command!r} wrote outside {OUT}/"
 
 
 def test_the_prerequisites_of_a_command_are_the_commands_that_write_what_it_reads():
     commands = cli_commands()
-    drawn = next(c for c in commands if "--from setup.json" in c)
+    drawn = next(c for c in commands if "--from out/setup.json" in c)
     assert prerequisites(drawn, commands[:commands.index(drawn)]) == [
-        next(c for c in commands if "--json setup.json" in c)]
+        next(c for c in commands if "--json out/setup.json" in c)]
     report = next(c for c in commands if c.startswith("geomsim report"))
     assert [p.split()[2] for p in prerequisites(report, commands[:commands.index(report)])] == ["cibola"]
 
@@ -160,7 +169,7 @@ def test_the_python_api_block_runs(newcomer):
     (code,) = [b for b in blocks("python") if "load_game" in b][:1]
     done = run(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}", newcomer)
     assert "legal" in done.stdout
-    assert (newcomer / "moment.png").exists()
+    assert (newcomer / OUT / "moment.png").exists() and left_outside_out(newcomer) == []
 
 
 def test_every_server_command_serves_its_page(newcomer, tmp_path):
@@ -186,6 +195,7 @@ def test_every_server_command_serves_its_page(newcomer, tmp_path):
         finally:
             server.terminate()
             server.wait(timeout=30)
+    assert left_outside_out(here) == []
 
 
 def _get(url: str, seconds: float = 30) -> str:

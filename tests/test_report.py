@@ -11,11 +11,13 @@ import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from geomsim import cli
 from geomsim.errors import InputError
-from geomsim.report import batch_command, write_report
+from geomsim.report import batch_command, build_report, table_pages, write_report
 
 
 class _Page(HTMLParser):
@@ -122,3 +124,110 @@ def test_a_batch_record_that_is_not_a_mapping_is_named(results, tmp_path, capsys
     assert cli.main(["report", str(copy), "-o", str(tmp_path / "r.html")]) == 2
     assert capsys.readouterr().err.strip() == (
         f"geomsim: error: {copy / 'batch.json'}: expected the batch record (a mapping), got {shown}")
+
+
+def drawn_text_overlaps(fig) -> list[tuple[str, str]]:
+    """The pairs of texts that overlap where `fig` is rendered (at the report's 100 dpi): the
+    boxes matplotlib's renderer gives the Text artists it draws (`get_window_extent`), so tick
+    labels outside the view, which are never drawn, are left out."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    drawn, draw = [], Text.draw
+
+    def record(self, renderer):
+        draw(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            drawn.append(self)
+
+    Text.draw = record
+    try:
+        canvas = FigureCanvasAgg(fig)
+        fig.set_dpi(100)
+        fig.draw_without_rendering()  # lays out and draws every artist, paints no pixel
+    finally:
+        Text.draw = draw
+    renderer = canvas.get_renderer()
+    boxes = np.array([t.get_window_extent(renderer).extents for t in drawn]).reshape(-1, 4)
+    wide = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    tall = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    # more than half a pixel each way: texts that merely touch do not count
+    i, j = np.nonzero(np.triu((wide > 0.5) & (tall > 0.5), k=1))
+    return [(drawn[a].get_text(), drawn[b].get_text()) for a, b in zip(i, j)]
+
+
+def test_the_overlap_check_sees_overlapping_texts():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(4, 3))
+    ax = fig.subplots()
+    ax.set_title("left title", loc="left")
+    ax.set_title("a centred title over it")
+    assert drawn_text_overlaps(fig) == [("a centred title over it", "left title")]
+    ax.set_title("")
+    assert drawn_text_overlaps(fig) == []
+
+
+@pytest.fixture(scope="module", params=["cibola", "anasazi", "aztekz"])
+def any_results(request, results, tmp_path_factory) -> Path:
+    """A batch of each game: the Cibola batch above, two random games of the others."""
+    if request.param == "cibola":
+        return results
+    out = tmp_path_factory.mktemp(request.param)
+    assert cli.main(["analyze", request.param, "-p", "3", "-n", "2", "--workers", "1",
+                     "--no-plot", "-o", str(out)]) == 0
+    return out
+
+
+def test_no_text_of_a_report_overlaps_another(any_results):
+    """Every figure of the report, the PDF's table pages, the plots and the final positions
+    (whose game titles the report's own line once covered in Cibola), as rendered."""
+    report = build_report(any_results)
+    assert report.moments and all(m.figure is not None for m in report.moments)
+    figures = [*table_pages(report), *(f for _, f in report.figures),
+               *(m.figure for m in report.moments)]
+    assert {i: drawn_text_overlaps(f) for i, f in enumerate(figures)} == {
+        i: [] for i in range(len(figures))}
+
+
+def _ticks(axis) -> np.ndarray:
+    low, high = sorted(axis.get_view_interval())
+    ticks = axis.get_majorticklocs()
+    return ticks[(ticks >= low) & (ticks <= high)]
+
+
+def test_counts_are_ticked_at_whole_numbers(results):
+    """Six games: game lengths and counts of games (a few each) are ticked at whole numbers,
+    not at 63.5 actions or 0.5 games."""
+    report = build_report(results, moments=False)
+    (_, summary), (_, found) = report.figures
+    for fig in (summary, found):
+        FigureCanvasAgg(fig).draw()
+    lengths = summary.axes[3]
+    _, changes, taken = found.axes
+    for axis in (lengths.xaxis, lengths.yaxis, changes.xaxis, changes.yaxis, taken.yaxis):
+        ticks = _ticks(axis)
+        assert len(ticks) >= 2 and np.all(ticks == np.round(ticks)), (axis.axes.get_title(), ticks)
+
+
+def test_the_pdf_begins_with_tables_with_column_headers(results):
+    (page,) = table_pages(build_report(results, moments=False))
+    tables = [t for ax in page.axes for t in ax.tables]
+    headers = [[c.get_text().get_text() for (r, _), c in sorted(t.get_celld().items()) if r == 0]
+               for t in tables]
+    assert headers == [["bot", "games", "wins", "win rate", "95% CI", "mean score"],
+                       ["turn", "games", "wins", "win rate", "95% CI", "mean score"],
+                       ["player", "games", "wins", "win rate", "95% CI", "mean score"],
+                       ["metric", "value"]]
+    cells = {c.get_text().get_text() for t in tables for c in t.get_celld().values()}
+    assert {"greedy", "random", "Balance", "Lead Change"} <= cells
+
+
+def test_long_metric_tables_go_on_to_another_page(results):
+    report = build_report(results, moments=False)
+    report.metrics = {**report.metrics, "choice figures": {f"figure {i}": {"n": 1, "mean": i,
+        "median": i, "min": i, "max": i, "ci95": [i, i]} for i in range(50)}}
+    pages = table_pages(report)
+    assert len(pages) == 2
+    assert any(t.get_text() == "Metrics (continued)" for t in pages[1].texts)
+    assert not drawn_text_overlaps(pages[0]) and not drawn_text_overlaps(pages[1])

@@ -1232,6 +1232,14 @@ class ReachMap:
         best = min(found.values())
         return best, sorted(e for e, k in found.items() if k == best)
 
+    def unreached(self, sector: str) -> str | None:
+        """Why no expedition reaches `sector`: "unreachable" when every one is proved not to,
+        "undecided" when some search found nothing but proved nothing; None when one does."""
+        results = [r[sector] for r in self.results.values()]
+        if any(r.reachable for r in results):
+            return None
+        return "unreachable" if all(r.status == "unreachable" for r in results) else "undecided"
+
     def cell(self, expedition: str, sector: str) -> str:
         """One character: the markers needed, "-" proved unreachable, "?" undecided."""
         r = self.results[expedition][sector]
@@ -1299,6 +1307,9 @@ def reach_map(state: Any, max_markers: int = 3, *, player: int | None = None, se
 
 REACH_COLOURS = {1: "#1a9850", 2: "#a6d96a", 3: "#fdae61"}
 FAR_COLOUR = "#d73027"
+# Sectors no expedition reaches: apart from each other and from an ordinary (cream) pueblo.
+UNREACHED_COLOURS = {"unreachable": "#616161", "undecided": "#9fa8da"}
+UNREACHED_WORDS = {"unreachable": "proved unreachable", "undecided": "not found (undecided)"}
 
 
 def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
@@ -1321,6 +1332,9 @@ def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
         if k is not None:
             draw_polygons(ax, polys, facecolor=colours[k], edgecolor="black", linewidth=1.0,
                           alpha=0.9, zorder=2.05)
+    for why, colour in UNREACHED_COLOURS.items():
+        draw_polygons(ax, [s.polygon for s in table.sectors if rmap.unreached(s.id) == why],
+                      facecolor=colour, edgecolor="black", linewidth=1.0, zorder=2.05)
     witnesses = [r.chain[-1] for res in rmap.results.values() for r in res.values()
                  if r.reachable and r.markers == 1]
     if witnesses:
@@ -1332,9 +1346,9 @@ def draw_reach_map(state: Any, rmap: ReachMap, ax: Any = None) -> Any:
                    edgecolor=END_RING, linewidth=1.6, zorder=6)
     entries = [(f"reached with {k} marker{'s' * (k > 1)}", {"facecolor": c, "edgecolor": "black"})
                for k, c in colours.items()]
-    entries += [("not reached (proved or not found)", {"facecolor": "#f3e2bd",
-                                                       "edgecolor": "black"}),
-                ("one-marker witness", {"facecolor": "none", "edgecolor": colours[1],
+    entries += [(UNREACHED_WORDS[why], {"facecolor": c, "edgecolor": "black"})
+                for why, c in UNREACHED_COLOURS.items()]
+    entries += [("one-marker witness", {"facecolor": "none", "edgecolor": colours[1],
                                         "linestyle": "--"}),
                 ("expedition end", {"facecolor": "none", "edgecolor": END_RING})]
     legend(ax, entries, loc="lower right", fontsize=7)

@@ -103,9 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("geomsim: interrupted", err=True)
         return 130
     except click.ClickException as e:
-        if isinstance(e, click.UsageError) and e.ctx is not None:
-            click.echo(e.ctx.get_usage(), err=True)
-        click.echo(f"geomsim: error: {e.format_message()}", err=True)
+        click.echo(f"geomsim: error: {e.format_message()}{_help_hint(e)}", err=True)
         return 2
     except KeyboardInterrupt:
         click.echo("geomsim: interrupted", err=True)
@@ -121,6 +119,14 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"geomsim: error: {type(e).__name__}: {e}", err=True)
         return 2
     return code if isinstance(code, int) else 0
+
+
+def _help_hint(e: click.ClickException) -> str:
+    """Where a usage error's command explains itself, as the end of the error's one line
+    (click would print a ``Usage:`` line before it)."""
+    if not isinstance(e, click.UsageError) or e.ctx is None:
+        return ""
+    return f" (see {e.ctx.command_path} --help)"
 
 
 # What geomsim/cli.py held before it became this package: old name -> its new module.

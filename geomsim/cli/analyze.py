@@ -18,6 +18,7 @@ from geomsim.analysis import (
     check_resume,
     dask_pool,
     local_pool,
+    ready_compiled,
     resolve_game,
     run_batch,
     scenario_start,
@@ -114,7 +115,7 @@ def _kept(written: int, total: int, output: Path) -> str:
 @click.option("--compiled", is_flag=True,
               help="Play random line-ups with the game's compiled random player: the same law of "
                    "games, many times faster, to the end (--max-steps does not apply), without "
-                   "game figures (Cibola, Aztekz).")
+                   "game figures (every game).")
 @click.option("--report", "report", is_flag=True,
               help="Also write OUTPUT/report.html (see geomsim report).")
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
@@ -135,6 +136,8 @@ def analyze_command(game_name: str, players: int | None, bots: str, games: int, 
     batch = _batch_from_options(game_name, players, bots, games, seed, scenario, fixed_seats,
                                 max_steps, compiled)
     check_resume(output, batch, resume, force)
+    if compiled:  # once here, not once per worker
+        ready_compiled(resolve_game(game_name), batch.players)
     pool = (dask_pool(scheduler, worker_timeout) if scheduler
             else local_pool(workers or _default_workers()))
     try:

@@ -48,7 +48,8 @@ def _expand(files: Sequence[Path]) -> list[Path]:
 @click.option("--out", "out", type=OutputPath(folder=True), default=Path("out"),
               show_default=True, help="Folder for outputs (each scenario writes into OUT/GAME/NAME/).")
 @click.option("--no-outputs", is_flag=True, help="Check expectations only; write no files.")
-@click.option("-q", "--quiet", is_flag=True, help="Show only failures and the summaries.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Show only the scenarios that fail (their failed expectations) and a one-line total.")
 @click.pass_context
 def run_command(ctx: click.Context, files: tuple[Path, ...], out: Path, no_outputs: bool, quiet: bool) -> None:
     """Run scenario FILES (or folders of them): report each expectation and write the outputs.
@@ -60,12 +61,14 @@ def run_command(ctx: click.Context, files: tuple[Path, ...], out: Path, no_outpu
     failed = undecided = 0
     for scenario in scenarios:
         report = run_scenario(scenario, None if no_outputs else out)
-        click.echo(report.format(verbose=not quiet))
+        if not (quiet and report.ok and not report.undecided):
+            click.echo(report.format(verbose=not quiet))
         failed += not report.ok
         undecided += report.ok and report.undecided
-    if len(scenarios) > 1:
-        click.echo(f"{len(scenarios)} scenarios: {len(scenarios) - failed - undecided} passed, "
-                   f"{failed} failed" + (f", {undecided} undecided" if undecided else "")
+    if len(scenarios) > 1 or quiet:
+        click.echo(f"{len(scenarios)} scenario{'s' * (len(scenarios) != 1)}: "
+                   f"{len(scenarios) - failed - undecided} passed, {failed} failed"
+                   + (f", {undecided} undecided" if undecided else "")
                    + (f"; {errors} malformed" if errors else ""))
     ctx.exit(2 if errors else 1 if failed else 3 if undecided else 0)
 

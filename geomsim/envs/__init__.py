@@ -3,8 +3,9 @@
 - `geomsim.envs.pettingzoo`: ``env("cibola", players=4)``, a PettingZoo AEC environment for every
   game: observations ``{"observation": float32 tensor, "action_mask": int8}``, actions the game's
   fixed ids (`geomsim.encoding`).
-- `geomsim.envs.openspiel`: Cibola and Aztekz as OpenSpiel Python games, registered with pyspiel
-  as ``python_geomsim_cibola`` and ``python_geomsim_aztekz`` when the module is imported.
+- `geomsim.envs.openspiel`: every game as an OpenSpiel Python game, registered with pyspiel as
+  ``python_geomsim_cibola``, ``python_geomsim_aztekz`` and ``python_geomsim_anasazi`` when the
+  module is imported.
 - `anasazi_pose_space`: Anasazi's continuous poses as a gymnasium ``Box``, with the rules'
   verdict on any pose (`pose_action`).
 

@@ -1,5 +1,6 @@
-"""Cibola and Aztekz as OpenSpiel Python games, registered with pyspiel on import:
-``pyspiel.load_game("python_geomsim_cibola", {"players": 4})`` (also ``python_geomsim_aztekz``).
+"""Cibola, Aztekz and Anasazi as OpenSpiel Python games, registered with pyspiel on import:
+``pyspiel.load_game("python_geomsim_cibola", {"players": 4})`` (also ``python_geomsim_aztekz``,
+``python_geomsim_anasazi``).
 
 - Chance: one chance node at the start deals the game: outcome k (one of `DEALS`, equally
   likely) is the setup that ``game.new_state(players, seed=k)`` draws (deck order, totems,
@@ -8,7 +9,11 @@
   lowest player first; no observation reveals a sealed number, so it is a game of imperfect
   information like any other.
 - Actions: the game's fixed ids (`geomsim.encoding`); ``num_distinct_actions`` is
-  ``game.num_distinct_actions(players)``, ``max_game_length`` the game's bound.
+  ``game.num_distinct_actions(players)``, ``max_game_length`` the game's bound. A game whose
+  ids do not cover every legal action (Anasazi's discretisation of a continuous table) has one
+  more id, `PICKED`: "one legal action the rules pick", legal only where no listed id is. The
+  action it stands for is drawn from the legal actions by a generator seeded with the state
+  itself (`picked_action`), so a history of ids replays to the same game.
 - Observation: the string is ``observe(player)`` as sorted JSON, the tensor
   `State.observation_tensor`. Information state: the observation, the move number and the
   player's own past actions (string); the tensor is the observation tensor followed by how often
@@ -22,6 +27,7 @@
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Any
 
 import numpy as np
@@ -52,6 +58,26 @@ def _game_type(game: Game) -> pyspiel.GameType:
         parameter_specification={"players": game.min_players})
 
 
+PICKED = "one legal action the rules pick"
+
+
+def picked_id(game: Game, players: int) -> int | None:
+    """The id of `PICKED` for `game` (its last id), or None where the fixed ids are exhaustive."""
+    encoding = game.encoding(players)
+    return None if encoding.exhaustive else int(encoding.num_distinct_actions)
+
+
+def picked_action(state: State, player: int) -> Any:
+    """The action `PICKED` stands for in `state`: one of `player`'s legal actions, drawn by a
+    generator seeded with the state's JSON, so the same state always gives the same action;
+    `ValueError` where the player has none."""
+    seed = zlib.crc32(state.to_json().encode("utf-8"))
+    found = state.legal_actions(player).sample(np.random.default_rng([seed, player]), 1)
+    if not found:
+        raise ValueError(f"player {player} has no legal action")
+    return found[0]
+
+
 class GeomsimGame(pyspiel.Game):
     """A geomsim game for OpenSpiel (see the module docstring)."""
 
@@ -62,8 +88,9 @@ class GeomsimGame(pyspiel.Game):
         players = int((params or {}).get("players", game.min_players))
         game.check_players(players)
         encoding = game.encoding(players)
+        extra = picked_id(game, players) is not None
         info = pyspiel.GameInfo(
-            num_distinct_actions=encoding.num_distinct_actions, max_chance_outcomes=DEALS,
+            num_distinct_actions=encoding.num_distinct_actions + extra, max_chance_outcomes=DEALS,
             num_players=players, min_utility=0.0, max_utility=1.0, utility_sum=1.0,
             max_game_length=encoding.max_game_length)
         super().__init__(_game_type(game), info, {"players": players})
@@ -79,6 +106,11 @@ class GeomsimGame(pyspiel.Game):
         """The geomsim game's action ids and tensors for this many players."""
         return self.geomsim_game.encoding(self.num_players())
 
+    @property
+    def picked(self) -> int | None:
+        """The id of `PICKED`, or None where the game's ids are exhaustive."""
+        return picked_id(self.geomsim_game, self.num_players())
+
     def new_initial_state(self) -> GeomsimState:
         """The state before the deal (a chance node)."""
         return GeomsimState(self)
@@ -92,15 +124,18 @@ class GeomsimGame(pyspiel.Game):
 
 
 class _Held:
-    """The geomsim state inside a pyspiel state and each player's past action ids; deep copies
-    are `State.clone`s and list copies (pyspiel clones states by deep copy); pickles hold the
-    state as its JSON (`State.__reduce__`)."""
+    """The geomsim state inside a pyspiel state, each player's past action ids and the legal
+    ids of the state by player (OpenSpiel asks several times a state; Anasazi's take about
+    50 ms); deep copies are `State.clone`s and list copies (pyspiel clones states by deep copy);
+    pickles hold the state as its JSON (`State.__reduce__`)."""
 
-    def __init__(self, state: State | None, own: list[list[int]]):
-        self.state, self.own = state, own
+    def __init__(self, state: State | None, own: list[list[int]],
+                 legal: dict[int, list[int]] | None = None):
+        self.state, self.own, self.legal = state, own, {} if legal is None else legal
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Held:
-        return _Held(None if self.state is None else self.state.clone(), [list(o) for o in self.own])
+        return _Held(None if self.state is None else self.state.clone(), [list(o) for o in self.own],
+                     {p: list(ids) for p, ids in self.legal.items()})
 
 
 class GeomsimState(pyspiel.State):
@@ -139,19 +174,34 @@ class GeomsimState(pyspiel.State):
         return self._held.state
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self.dealt.legal_action_ids(player)
+        if player not in self._held.legal:
+            ids = self.dealt.legal_action_ids(player)
+            picked = self._game.picked
+            if not ids and picked is not None and player in self.dealt.to_move():
+                ids = [picked]  # OpenSpiel wants a legal action wherever a player is to move
+            self._held.legal[player] = ids
+        return list(self._held.legal[player])
 
     def _apply_action(self, action: int) -> None:
         if self.inner is None:
             self._held.state = self._game.geomsim_game.new_state(self._game.players, seed=int(action))
             return
         player = self.current_player()
-        self.dealt.apply(self._game.encoding.action_from_id(int(action)), player)
+        if action == self._game.picked:
+            if self._legal_actions(player) != [action]:
+                raise ValueError(f"id {action} ({PICKED}) is not legal: listed ids are")
+            chosen = picked_action(self.dealt, player)
+        else:
+            chosen = self._game.encoding.action_from_id(int(action))
+        self.dealt.apply(chosen, player)
         self._held.own[player].append(int(action))
+        self._held.legal.clear()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
+        if action == self._game.picked:
+            return PICKED
         return str(self._game.encoding.action_from_id(int(action)))
 
     def is_terminal(self) -> bool:
@@ -170,6 +220,7 @@ class GeomsimState(pyspiel.State):
             words = ([int(probability_sampler() * 2**32) for _ in range(4)]
                      if probability_sampler is not None else None)
             other._held.state = self.inner.determinize(player, np.random.default_rng(words))
+            other._held.legal.clear()
         return other
 
     def __str__(self) -> str:
@@ -219,6 +270,13 @@ class AztekzGame(GeomsimGame):
     geomsim_game = load_game("aztekz")
 
 
-for _cls in (CibolaGame, AztekzGame):
+class AnasaziGame(GeomsimGame):
+    """Anasazi for OpenSpiel: ``python_geomsim_anasazi``; its ids are the discretisation of
+    docs/ecosystem.md, plus `PICKED`."""
+
+    geomsim_game = load_game("anasazi")
+
+
+for _cls in (CibolaGame, AztekzGame, AnasaziGame):
     if short_name(_cls.geomsim_game.name) not in pyspiel.registered_names():
         pyspiel.register_game(_game_type(_cls.geomsim_game), _cls)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import multiprocessing
 import os
 import signal
 import sys
@@ -42,6 +43,7 @@ import numpy as np
 from geomsim import stats
 from geomsim.batch import Batch
 from geomsim.bots import make_bot, play_compiled, play_game
+from geomsim.compiled import load_compiled
 from geomsim.errors import InputError
 from geomsim.files import WriteError, read_bytes, write_error, write_text
 from geomsim.moved import moved
@@ -200,6 +202,7 @@ class Pool:
     lost: Callable[[BaseException], str | None] = _no_reason
     task_seconds: float = TASK_SECONDS  # the play an automatic chunk packs into a task
     threads: int = 1  # tasks that run at once
+    forks: bool = False  # its workers are forked from this process when the first task goes out
 
 
 CHECK_SECONDS = 1.0
@@ -228,8 +231,9 @@ def local_pool(workers: int, mp_context: Any = None) -> Pool:
         return ("a worker process ended abruptly (killed, or out of memory)"
                 if isinstance(e, BrokenProcessPool) else None)
 
+    method = (mp_context or multiprocessing.get_context()).get_start_method()
     return Pool(executor, LOCAL_TASKS_PER_WORKER * workers, lambda: executor.shutdown(wait=True),
-                abandon, lost=lost, threads=workers)
+                abandon, lost=lost, threads=workers, forks=method == "fork")
 
 
 def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
@@ -511,6 +515,10 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     except OSError as e:
         raise write_error(path, e) from None
     pending: set[Future[Any]] = set()
+    if batch.compiled and pool.forks and todo:
+        # Loaded once here, the compiled player is in every worker forked from this process;
+        # else each worker loads numba and its cache (about a second of CPU each).
+        load_compiled(resolve_game(batch.game), batch.players)
     try:
         with _sigterm_as_interrupt():
             chunker = _Chunker(todo, TAIL_TASKS_PER_THREAD * pool.threads, chunk, pool.task_seconds)

@@ -507,6 +507,11 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     done = {r["seed"] for r in rows}
     todo = [s for s in batch.seeds() if s not in done]
     write_text(out / BATCH, json.dumps(batch.record(), indent=1) + "\n")
+    if batch.compiled and pool.forks and todo:
+        # Loaded once here, the compiled player is in every worker forked from this process;
+        # else each worker loads numba and its cache (about a second of CPU each).
+        with suppress(Exception):  # a player that cannot run fails in the workers, as a game
+            load_compiled(resolve_game(batch.game), batch.players)  # naming its seed
     bar = tqdm(total=batch.games, initial=batch.games - len(todo), unit="game", file=sys.stderr,
                disable=(not sys.stderr.isatty()) if progress is None else not progress,
                dynamic_ncols=True, smoothing=0.1)
@@ -515,10 +520,6 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     except OSError as e:
         raise write_error(path, e) from None
     pending: set[Future[Any]] = set()
-    if batch.compiled and pool.forks and todo:
-        # Loaded once here, the compiled player is in every worker forked from this process;
-        # else each worker loads numba and its cache (about a second of CPU each).
-        load_compiled(resolve_game(batch.game), batch.players)
     try:
         with _sigterm_as_interrupt():
             chunker = _Chunker(todo, TAIL_TASKS_PER_THREAD * pool.threads, chunk, pool.task_seconds)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from geomsim.analysis import local_pool, run_batch
+from geomsim.analysis import Stopped, local_pool, run_batch
 from geomsim.batch import Batch
 from tests.toygames import GridGame
 
@@ -62,3 +62,21 @@ def test_only_a_forking_pool_has_the_player_loaded_first() -> None:
     spawned = local_pool(2, multiprocessing.get_context("spawn"))
     assert not spawned.forks and not local_pool(1).forks
     spawned.close()
+
+
+class BrokenGrid(GridGame):
+    """Tic-tac-toe whose compiled player always fails."""
+
+    def random_playouts(self, states, seed: int = 0):  # type: ignore[no-untyped-def]
+        raise RuntimeError("no kernel here")
+
+
+BROKEN = BrokenGrid()
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_a_player_that_fails_to_load_stops_the_batch_naming_a_game(tmp_path: Path) -> None:
+    pool = local_pool(2, multiprocessing.get_context("fork"))
+    with pytest.raises(Stopped, match=r"game of seed 0 .*RuntimeError: no kernel here"):
+        run_batch(Batch("tests.test_analysis_workers:BROKEN", 2, ("random", "random"), games=2,
+                        compiled=True), tmp_path, pool, progress=False)

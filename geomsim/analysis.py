@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import multiprocessing
 import os
 import signal
 import sys
@@ -42,6 +43,7 @@ import numpy as np
 from geomsim import stats
 from geomsim.batch import Batch
 from geomsim.bots import make_bot, play_compiled, play_game, versions_of
+from geomsim.compiled import load_compiled
 from geomsim.errors import InputError
 from geomsim.files import WriteError, read_bytes, write_error, write_text
 from geomsim.moved import moved
@@ -134,7 +136,7 @@ def ready_compiled(game: Game, players: int) -> None:
     workers load the cache), and in each worker before its first game (no game's seconds count
     the load)."""
     if game.name not in _READY:
-        game.random_playouts([game.new_state(players, seed=0)], seed=0)
+        load_compiled(game, players)
         _READY.add(game.name)
 
 
@@ -222,6 +224,7 @@ class Pool:
     lost: Callable[[BaseException], str | None] = _no_reason
     task_seconds: float = TASK_SECONDS  # the play an automatic chunk packs into a task
     threads: int = 1  # tasks that run at once
+    forks: bool = False  # its workers are forked from this process when the first task goes out
 
 
 CHECK_SECONDS = 1.0
@@ -250,8 +253,9 @@ def local_pool(workers: int, mp_context: Any = None) -> Pool:
         return ("a worker process ended abruptly (killed, or out of memory)"
                 if isinstance(e, BrokenProcessPool) else None)
 
+    method = (mp_context or multiprocessing.get_context()).get_start_method()
     return Pool(executor, LOCAL_TASKS_PER_WORKER * workers, lambda: executor.shutdown(wait=True),
-                abandon, lost=lost, threads=workers)
+                abandon, lost=lost, threads=workers, forks=method == "fork")
 
 
 def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
@@ -525,6 +529,11 @@ def run_batch(batch: Batch, out: Path, pool: Pool, resume: bool = False, chunk: 
     done = {r["seed"] for r in rows}
     todo = [s for s in batch.seeds() if s not in done]
     write_text(out / BATCH, json.dumps(batch_record(batch), indent=1) + "\n")
+    if batch.compiled and pool.forks and todo:
+        # Loaded once here, the compiled player is in every worker forked from this process;
+        # else each worker loads numba and its cache (about a second of CPU each).
+        with suppress(Exception):  # a player that cannot run fails in the workers, as a game
+            ready_compiled(resolve_game(batch.game), batch.players)  # naming its seed
     bar = tqdm(total=batch.games, initial=batch.games - len(todo), unit="game", file=sys.stderr,
                disable=(not sys.stderr.isatty()) if progress is None else not progress,
                dynamic_ncols=True, smoothing=0.1)

@@ -12,7 +12,10 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from geomsim.rules import Game
 
 
 def is_cached(kernel: Any) -> bool | None:
@@ -44,6 +47,13 @@ def compiling(what: str, kernel: Any, stream: TextIO | None = None) -> Iterator[
     if cold:
         print(f"geomsim: compiled {what} in {time.perf_counter() - start:.0f} s; later runs load it "
               "from numba's cache", file=out, flush=True)
+
+
+def load_compiled(game: Game, players: int) -> None:
+    """Compile, or load from numba's cache, `game`'s compiled random player in this process
+    (one game of `players` from seed 0), so that processes forked from it afterwards (a local
+    pool's workers) hold it already instead of each loading it again."""
+    game.random_playouts([game.new_state(players, seed=0)], seed=0)
 
 
 _PREPARE = """

@@ -1,0 +1,125 @@
+"""Anasazi random games from seeds: the layout against its anchors, measured in one run.
+
+    PYTHONPATH=. python benchmarks/bench_anasazi_seeds.py [--seeds 60]
+
+Seed by seed, in turn (CPU time of this process, medians): the layout (`random_table`) and its
+parts (the pymunk relaxation, `check_table`); anchor 1, a bare pymunk relaxation of the same
+tiles (a fresh space, the 28 mesas as convex polygons inflated by half the valley and the six
+camps, 12 steps: what any pymunk layout pays); a compiled game from the seed
+(`play_compiled`, layout included) and, anchor 2, a compiled game from a table made before the
+clock starts. Targets (issue 30): a layout in at most 3 ms and 300 compiled games a second from
+seeds on a quiet core; on a loaded one, read the ratios to the anchors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pymunk
+
+from games.anasazi import GAME
+from games.anasazi import layout as L
+from games.anasazi.components import MESA_COUNTS, Sizes
+from geomsim.bots import play_compiled
+
+SIZES, OPTIONS = Sizes(), L.LayoutOptions()
+
+
+def tiles(seed: int) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """The mesa outlines, starting centres and camp squares of the seed's first attempt."""
+    rng = np.random.default_rng([seed, 0, 0])
+    radii = np.array([OPTIONS.centre_mesa_radius] * MESA_COUNTS["centre"]
+                     + [OPTIONS.inner_mesa_radius] * MESA_COUNTS["inner"]
+                     + [OPTIONS.outer_mesa_radius] * MESA_COUNTS["outer"])
+    centre = MESA_COUNTS["centre"]
+    outlines = [*L.mesa_outlines(rng, radii[:centre], OPTIONS),
+                *L.mesa_outlines(rng, radii[centre:], OPTIONS)]
+    camps, _ = L.camp_squares(rng, SIZES, OPTIONS)
+    return outlines, L.start_positions(rng, OPTIONS), camps
+
+
+def bare_relaxation(outlines: list[np.ndarray], centres: np.ndarray, camps: np.ndarray) -> None:
+    """Anchor 1: the tiles in a fresh pymunk space, 12 steps, nothing measured."""
+    space = pymunk.Space()
+    clearance = SIZES.valley_gap / 2 + OPTIONS.slop
+    bodies = [pymunk.Body(body_type=pymunk.Body.STATIC)] \
+        + [pymunk.Body(mass=1.0, moment=math.inf) for _ in outlines[1:]]
+    for body, centre in zip(bodies, centres.tolist()):
+        body.position = centre
+    space.add(*bodies, *(pymunk.Poly(b, o.tolist(), radius=clearance)
+                         for b, o in zip(bodies, outlines)),
+              *(pymunk.Poly(space.static_body, s.tolist(), radius=clearance) for s in camps))
+    for _ in range(12):
+        space.step(1 / 60)
+
+
+def cpu_ms(fn: Callable[[], Any]) -> float:
+    """CPU ms of one call."""
+    start = time.process_time()
+    fn()
+    return (time.process_time() - start) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=60, help="seeds timed")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a few seeds, only to prove the script runs (the tests do)")
+    args = parser.parse_args()
+    if args.smoke:
+        args.seeds = 2
+    ready = GAME.new_state(4, seed=10**6)
+    play_compiled(GAME, 4, 10**6, ready)  # numba's cache loaded before the clock
+    parts: dict[str, float] = {}
+
+    def timed_part(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*a: Any, **k: Any) -> Any:
+            start = time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                parts[name] = parts.get(name, 0.0) + (time.process_time() - start) * 1000
+        return wrapper
+
+    rows: dict[str, list[float]] = {k: [] for k in (
+        "layout (random_table)", "  of which relax", "  of which check_table",
+        "anchor 1: bare pymunk relaxation", "compiled game from a seed",
+        "anchor 2: compiled game, ready table")}
+    relax, check = L.relax, L.check_table
+    for seed in range(args.seeds):
+        outlines, centres, camps = tiles(seed)
+        L.relax, L.check_table = timed_part("relax", relax), timed_part("check", check)
+        parts.clear()
+        rows["layout (random_table)"].append(cpu_ms(lambda: L.random_table(seed)))
+        L.relax, L.check_table = relax, check
+        rows["  of which relax"].append(parts.get("relax", 0.0))
+        rows["  of which check_table"].append(parts.get("check", 0.0))
+        rows["anchor 1: bare pymunk relaxation"].append(
+            cpu_ms(lambda: bare_relaxation(outlines, centres, camps)))
+        rows["compiled game from a seed"].append(
+            cpu_ms(lambda: play_compiled(GAME, 4, 2 * 10**6 + seed)))
+        rows["anchor 2: compiled game, ready table"].append(
+            cpu_ms(lambda: play_compiled(GAME, 4, seed, ready)))
+    median = {k: statistics.median(v) for k, v in rows.items()}
+    print(f"{args.seeds} seeds, CPU ms medians; load average {os.getloadavg()[0]:.1f}")
+    print("| what | CPU ms | per second |")
+    print("|---|---:|---:|")
+    for name, ms in median.items():
+        print(f"| {name} | {ms:.2f} | {1000 / ms:,.0f} |")
+    layout, bare = median["layout (random_table)"], median["anchor 1: bare pymunk relaxation"]
+    seeds, ready_ms = median["compiled game from a seed"], median["anchor 2: compiled game, ready table"]
+    print(f"layout / bare pymunk relaxation: {layout / bare:.2f}x; game from a seed / game from a "
+          f"ready table: {seeds / ready_ms:.1f}x")
+    print(f"targets on a quiet core: layout <= 3 ms ({layout:.1f} here), >= 300 games/s from "
+          f"seeds ({1000 / seeds:.0f} here)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Local workers of a compiled batch (issue 30, two workers under load): forked workers inherit
+the compiled random player the main process loaded once, instead of each loading numba and its
+cache again."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+
+from geomsim.analysis import Stopped, local_pool, run_batch
+from geomsim.batch import Batch
+from tests.toygames import GridGame
+
+LOADS = "GEOMSIM_TEST_LOADS"
+_loaded = False  # per process: whether this process "compiled" the player yet
+
+
+class LoadOnceGrid(GridGame):
+    """Tic-tac-toe whose compiled player writes the pid of each process that loads it (the
+    first call in a process), as numba loads a kernel once per process."""
+
+    def random_playouts(self, states, seed: int = 0):  # type: ignore[no-untyped-def]
+        global _loaded
+        if not _loaded:
+            _loaded = True
+            with open(os.environ[LOADS], "a") as f:
+                f.write(f"{os.getpid()}\n")
+        return super().random_playouts(states, seed)
+
+
+LOAD_ONCE = LoadOnceGrid()
+SPEC = "tests.test_analysis_workers:LOAD_ONCE"
+
+
+def loads(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+@pytest.fixture
+def fresh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setattr(f"{__name__}._loaded", False)
+    monkeypatch.setenv(LOADS, str(tmp_path / "loads"))
+    return tmp_path / "loads"
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_forked_workers_inherit_the_player_the_main_process_loaded(fresh: Path,
+                                                                   tmp_path: Path) -> None:
+    pool = local_pool(2, multiprocessing.get_context("fork"))
+    rows = run_batch(Batch(SPEC, 2, ("random", "random"), games=8, compiled=True), tmp_path / "b",
+                     pool, progress=False)
+    pool.close()
+    assert len(rows) == 8
+    assert loads(fresh) == [os.getpid()]  # loaded here alone, not again in each worker
+
+
+def test_only_a_forking_pool_has_the_player_loaded_first() -> None:
+    """Spawned workers start afresh: loading the player here would only cost this process."""
+    spawned = local_pool(2, multiprocessing.get_context("spawn"))
+    assert not spawned.forks and not local_pool(1).forks
+    spawned.close()
+
+
+class BrokenGrid(GridGame):
+    """Tic-tac-toe whose compiled player always fails."""
+
+    def random_playouts(self, states, seed: int = 0):  # type: ignore[no-untyped-def]
+        raise RuntimeError("no kernel here")
+
+
+BROKEN = BrokenGrid()
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_a_player_that_fails_to_load_stops_the_batch_naming_a_game(tmp_path: Path) -> None:
+    pool = local_pool(2, multiprocessing.get_context("fork"))
+    with pytest.raises(Stopped, match=r"game of seed 0 .*RuntimeError: no kernel here"):
+        run_batch(Batch("tests.test_analysis_workers:BROKEN", 2, ("random", "random"), games=2,
+                        compiled=True), tmp_path, pool, progress=False)

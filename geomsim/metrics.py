@@ -238,6 +238,34 @@ METRICS: tuple[Metric, ...] = (
 )
 BY_NAME = {m.name: m for m in METRICS}
 
+# One line per metric, for reports that carry their definitions (the whole: docs/metrics.md).
+DEFINITIONS: dict[str, str] = {
+    "Balance": "Ludii: 1 - the largest difference between the mean partial wins (by rank) of two "
+               "turn positions; 1 is even.",
+    "Turn-Order Effect": "geomsim: the turn position farthest from the even win rate, and the "
+                         "p-value of one chi-square test that all positions win equally.",
+    "Completion": "Ludii: the share of games with a sole winner (no draw, not cut short).",
+    "Finished": "geomsim: the share of games played to their end.",
+    "Drawishness": "Ludii: the share of games in which every player ties.",
+    "Shared Wins": "geomsim: the share of finished games won by more than one player.",
+    "AdvantageP1": "Ludii: the first mover's mean partial win by rank (even 50%).",
+    "First-Mover Win Rate": "geomsim: the first mover's win rate (even 1/players).",
+    "Duration Moves": "Ludii: actions per game.",
+    "Duration Seconds": "geomsim: wall time per game.",
+    "Lead Change": "Ludii: how often the leaders (by outcome score) change before an action, per "
+                   "action.",
+    "Decisiveness Threshold": "Ludii: the best outcome score a non-winner reached.",
+    "Decisiveness Moves": "Ludii: the share of a game played before a winner passed the "
+                          "Decisiveness Threshold.",
+    "Decided At End": "geomsim: the share of games whose sole winner led alone only at the end.",
+    "Decision Moves": "Ludii: the share of decisions with more than one legal action.",
+    "Branching Factor": "Ludii: legal actions per decision (games whose decisions are all finite).",
+    "Finite Branching Factor": "geomsim: legal actions per finite decision, where others are "
+                               "continuous.",
+    "Continuous Decisions": "geomsim: the share of decisions among a continuum of actions.",
+    "Ending": "geomsim: how games ended, by the game's own figure.",
+}
+
 
 def balance(rows: Sequence[Row]) -> dict[str, Any] | None:
     """Ludii's Balance over turn positions: 1 - the largest difference between the mean partial

@@ -27,7 +27,7 @@ from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game
 from geomsim.batch import kind_of, require_one_kind
 from geomsim.errors import InputError
 from geomsim.files import atomic_path
-from geomsim.metrics import lead_change, lead_for_good, metric_lines, metrics
+from geomsim.metrics import DEFINITIONS, lead_change, lead_for_good, metric_lines, metrics
 from geomsim.moved import moved
 from geomsim.reading import read_file, short
 from geomsim.stats import ordinal, summarize
@@ -226,6 +226,32 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _anchor(name: str) -> str:
+    return "metric-" + "-".join(name.lower().replace("-", " ").split())
+
+
+def _metrics_table(found: dict[str, Any]) -> str:
+    """The metrics as an HTML table, each defined name a link to its definition below."""
+    rows = []
+    for name, value in metric_lines(found):
+        label = html.escape(name)
+        if name in DEFINITIONS:
+            label = (f"<a href='#{_anchor(name)}' title='{html.escape(DEFINITIONS[name])}'>"
+                     f"{label}</a>")
+        rows.append(f"<tr><td>{label}</td><td>{html.escape(value)}</td></tr>")
+    return ("<table><tr><th>metric</th><th>value</th></tr>" + "".join(rows) + "</table>"
+            "<p>Intervals: 95% (Wilson for shares of games, bootstrap over games for the "
+            "others). The definitions, sources and ranges are in docs/metrics.md.</p>")
+
+
+def _definitions(found: dict[str, Any]) -> str:
+    """The definitions of the metrics the report shows."""
+    shown = [name for name, _ in metric_lines(found) if name in DEFINITIONS]
+    items = "".join(f"<dt id='{_anchor(n)}'>{html.escape(n)}</dt><dd>{html.escape(DEFINITIONS[n])}</dd>"
+                    for n in shown)
+    return f"<h2>What the metrics mean</h2><dl>{items}</dl>"
+
+
 def _rate_rows(entries: Sequence[dict[str, Any]], key: str) -> list[list[str]]:
     """Table rows of win rates (a turn position as 1st, 2nd, ...)."""
     return [[ordinal(e[key] + 1) if key == "turn" else e[key], e["games"], f"{e['wins']:g}", f"{100 * e['win_rate']:.1f}%",
@@ -253,7 +279,7 @@ def report_html(report: Report) -> str:
              _table(["turn", *header[1:]], _rate_rows(report.summary.get("by_turn", []), "turn")),
              "<h2>Win rate by player number</h2>",
              _table(["player", *header[1:]], _rate_rows(report.summary["by_seat"], "seat")),
-             "<h2>Metrics</h2>", _table(["metric", "value"], metric_lines(report.metrics))]
+             "<h2>Metrics</h2>", _metrics_table(report.metrics)]
     for caption, fig in report.figures:
         parts.append(f"<figure><img src='{_data_uri(fig)}' alt='{html.escape(caption)}'>"
                      f"<figcaption>{html.escape(caption)}</figcaption></figure>")
@@ -264,6 +290,7 @@ def report_html(report: Report) -> str:
         else:
             parts.append(f"<figure><img src='{_data_uri(m.figure)}' alt='{html.escape(m.title)}'>"
                          f"<figcaption>{html.escape(m.title)}</figcaption></figure>")
+    parts.append(_definitions(report.metrics))
     parts.append("</body></html>")
     return "\n".join(parts)
 

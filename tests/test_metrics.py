@@ -204,3 +204,10 @@ def test_anasazi_traces_the_lead_with_the_objectives_revealed():
     assert traced[-1] == end.outcome_scores()
     assert end.outcome_scores() >= end.revealed_scores()
     assert any(a > b for a, b in zip(end.outcome_scores(), end.scores())) or not any(end.scores())
+
+
+def test_every_metric_has_a_one_line_definition_for_reports():
+    names = [m.name for m in mt.METRICS] + ["Balance", "Turn-Order Effect", "Ending"]
+    assert set(names) <= set(mt.DEFINITIONS)
+    assert all(d.split(":")[0] in ("Ludii", "geomsim") for d in mt.DEFINITIONS.values())
+    assert all(mt.DEFINITIONS[m.name].startswith(m.source) for m in mt.METRICS)

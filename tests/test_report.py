@@ -231,3 +231,17 @@ def test_long_metric_tables_go_on_to_another_page(results):
     assert len(pages) == 2
     assert any(t.get_text() == "Metrics (continued)" for t in pages[1].texts)
     assert not drawn_text_overlaps(pages[0]) and not drawn_text_overlaps(pages[1])
+
+
+def test_each_metric_name_links_to_its_definition(results, tmp_path):
+    """A colleague reading the report finds what each metric means in the report itself."""
+    import re as _re
+
+    from geomsim.metrics import DEFINITIONS
+
+    page = write_report(results, tmp_path / "r.html", moments=False).read_text()
+    links = _re.findall(r"<a href='#(metric-[a-z0-9-]+)' title='[^']+'>([^<]+)</a>", page)
+    assert {"Balance", "Completion", "Drawishness", "Lead Change"} <= {name for _, name in links}
+    for anchor, name in links:
+        assert f"<dt id='{anchor}'>{name}</dt>" in page
+        assert name in DEFINITIONS

@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
@@ -96,9 +96,11 @@ class GameFailed(RuntimeError):
 
 
 def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[str]]],
-              start: str | None, max_steps: int, compiled: bool = False) -> list[dict[str, Any]]:
+              start: str | None, max_steps: int, compiled: bool = False,
+              options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Play the games `tasks` = [(seed, line-up)] and return their rows (a worker's task);
-    `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`).
+    `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`); `options`:
+    the rule options of each new game.
 
     A top-level function of picklable arguments, so it runs in spawned processes and on Dask.
     """
@@ -107,8 +109,8 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     rows = []
     for seed, bots in tasks:
         try:
-            result = (play_compiled(game, players, seed, first) if compiled
-                      else play_game(game, players, list(bots), seed, first, max_steps))
+            result = (play_compiled(game, players, seed, first, options) if compiled
+                      else play_game(game, players, list(bots), seed, first, max_steps, options))
             rows.append(result.to_row())
         except Exception as e:
             raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): "
@@ -546,7 +548,8 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
         for seeds in work:
             tasks = [(s, batch.lineup(s)) for s in seeds]
             pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
-                                             batch.start, batch.max_steps, batch.compiled))
+                                             batch.start, batch.max_steps, batch.compiled,
+                                             dict(batch.options) or None))
             if len(pending) >= (pool.capacity if chunker.sized else pool.threads):
                 break
         if not pending:

@@ -32,7 +32,8 @@ import numpy as np
 
 from geomsim.reading import cut
 from geomsim.rules import (
-    Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, win_shares,
+    Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, new_state_under,
+    win_shares,
 )
 
 # -- the protocol ----------------------------------------------------------------------------------
@@ -578,24 +579,27 @@ def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -
 
 
 def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-              start: State | None = None, max_steps: int = 100_000) -> GameResult:
-    """Play one game: `bots[p]` in seat `p`, setup from `seed` (or a copy of `start`).
+              start: State | None = None, max_steps: int = 100_000,
+              options: Mapping[str, Any] | None = None) -> GameResult:
+    """Play one game: `bots[p]` in seat `p`, setup from `seed` under `options` (or a copy of
+    `start`).
 
     Each seat draws from its own stream `bot_rngs(seed, players)[p]`, so the same seed and bots
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
-    return play_out(game, players, bots, seed, start, max_steps)[1]
+    return play_out(game, players, bots, seed, start, max_steps, options)[1]
 
 
 def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-             start: State | None = None, max_steps: int = 100_000) -> tuple[State, GameResult]:
+             start: State | None = None, max_steps: int = 100_000,
+             options: Mapping[str, Any] | None = None) -> tuple[State, GameResult]:
     """`play_game`, and the state it ended in (to draw or replay a row's game: the same seed
     and bots give the same game, unless a bot's budget is time)."""
     seats = [make_bot(b, game) for b in bots]
     if len(seats) != players:
         raise ValueError(f"{len(seats)} bots for {players} players: give one bot per seat")
-    state = game.new_state(players=players, seed=seed) if start is None else start.clone()
+    state = new_state_under(game, players, seed, None, options) if start is None else start.clone()
     if state.num_players != players:
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     rngs = bot_rngs(seed, players)
@@ -617,14 +621,15 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     )
 
 
-def play_compiled(game: Game, players: int, seed: int, start: State | None = None) -> GameResult:
+def play_compiled(game: Game, players: int, seed: int, start: State | None = None,
+                  options: Mapping[str, Any] | None = None) -> GameResult:
     """One game of random players, from the setup of `seed` (or from `start`, left unchanged),
     played by the game's compiled random player (`Game.random_playouts`) with the stream of `seed`.
 
     The games follow the same law as `play_game` with every seat ``random`` (a uniform choice
     among the legal actions at every decision), not the same games; no game figures.
     """
-    state = game.new_state(players=players, seed=seed) if start is None else start
+    state = new_state_under(game, players, seed, None, options) if start is None else start
     if state.num_players != players:
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     clock = time.perf_counter()

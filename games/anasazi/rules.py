@@ -15,6 +15,7 @@ import copy
 import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,13 +209,14 @@ class AnasaziGame(Game):
     playout_requires = ("numba",)
 
     def new_state(self, players: int, seed: int | None = None, setup: Any = None,
-                  check_setup: bool = True) -> AnasaziState:
+                  options: Mapping[str, Any] | None = None, check_setup: bool = True) -> AnasaziState:
         """A state at the start of setup: a random setup from `seed`, or `setup` (a Setup or its
         JSON dict, either checked against every setup rule). `check_setup=False` skips the table's
         setup rules, for laboratory tables that break them on purpose; say so where it is used."""
         from games.anasazi import layout  # pymunk and the layout code load only when needed
 
         self.check_players(players)
+        self.resolve_options(options)
         if setup is None:
             if seed is None:
                 raise ValueError("give a seed or a setup")
@@ -232,11 +234,13 @@ class AnasaziGame(Game):
         require(setup.players == players, "players", f"the setup is for {setup.players} players, not {players}")
         return AnasaziState(self, setup)
 
-    def make_setup(self, players: int, seed: int) -> dict[str, Any]:
+    def make_setup(self, players: int, seed: int, options: Mapping[str, Any] | None = None
+                   ) -> dict[str, Any]:
         """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""
         from games.anasazi import layout
 
         self.check_players(players)
+        self.resolve_options(options)
         return layout.make_setup(players, seed)
 
     def parse_action(self, text: str) -> Action:

@@ -163,3 +163,22 @@ def test_old_json_without_options_is_the_official_game():
 def test_the_engine_module_has_no_game_and_no_click():
     text = Path(geomsim.options.__file__).read_text()
     assert "import click" not in text and "games." not in text
+
+
+@pytest.mark.parametrize(("name", "options", "shown"), [
+    ("cibola", {"rounds": 4}, "options: rounds=4"),
+    ("aztekz", {"pile_scoring": "square"}, "options: pile_scoring=square"),
+])
+def test_every_diagram_shows_the_options_that_are_not_the_rulebooks(name, options, shown):
+    import matplotlib.pyplot as plt
+
+    game = geomsim.load_game(name)
+
+    def lines(state):
+        ax = state.draw()
+        found = [t.get_text() for t in ax.texts if t.get_gid() == "options"]
+        plt.close(ax.figure)
+        return found
+
+    assert lines(game.new_state(2, seed=0, options=options)) == [shown]
+    assert lines(game.new_state(2, seed=0)) == []

@@ -873,7 +873,22 @@ class State(ABC):
             )
         if not isinstance(action, tuple(self.game.action_types) or Action):
             return Verdict((Violation(ENGINE_FORM_RULE, f"not a {self.game.name} action: {action!r}"),))
-        return Verdict(tuple(self._violations(action, player)))
+        found = self._violations(action, player)
+        return Verdict(tuple(self._noted(found)) if found else ())
+
+    def _noted(self, violations: Sequence[Violation]) -> list[Violation]:
+        """`violations`, each of a rule that an option in force changed (not the rulebook's)
+        ending with ``(option NAME=VALUE)``, unless its message names an option already."""
+        changed = self.changed_options()
+        if not changed:
+            return list(violations)
+        found = []
+        for v in violations:
+            names = [n for n in changed if v.rule in self.game.options[n].rules]
+            if names and "(option " not in v.message:
+                v = Violation(v.rule, v.message + self.option_note(*names), v.details)
+            found.append(v)
+        return found
 
     def apply(self, action: Action, player: Player | None = None) -> list[Event]:
         """Carry out `action`; raise `IllegalAction` (state unchanged) if it is illegal."""

@@ -168,6 +168,7 @@ def test_the_engine_module_has_no_game_and_no_click():
 @pytest.mark.parametrize(("name", "options", "shown"), [
     ("cibola", {"rounds": 4}, "options: rounds=4"),
     ("aztekz", {"pile_scoring": "square"}, "options: pile_scoring=square"),
+    ("anasazi", {"markers": 44, "camp_theft": False}, "options: markers=44, camp_theft=false"),
 ])
 def test_every_diagram_shows_the_options_that_are_not_the_rulebooks(name, options, shown):
     import matplotlib.pyplot as plt

@@ -183,3 +183,16 @@ def test_every_diagram_shows_the_options_that_are_not_the_rulebooks(name, option
 
     assert lines(game.new_state(2, seed=0, options=options)) == [shown]
     assert lines(game.new_state(2, seed=0)) == []
+
+
+def test_the_pettingzoo_env_plays_under_rule_options_with_their_spaces():
+    pytest.importorskip("pettingzoo")
+    from geomsim.envs.pettingzoo import raw_env
+
+    official, more = raw_env("cibola", 2), raw_env("cibola", 2, rules={"explorers": 20})
+    more.reset(seed=1)
+    assert more.state.explorers == [20, 20]
+    # send 0..40 where the official game has send 0..24: 16 ids more
+    assert more.action_space("player_0").n == official.action_space("player_0").n + 16
+    with pytest.raises(DataError, match="options.explorers: must be a whole number 0 to 30"):
+        raw_env("cibola", 2, rules={"explorers": 99})

@@ -176,3 +176,15 @@ def test_a_smaller_supply_gives_shorter_games():
     diff = lengths(54) - lengths(44)
     low = diff.mean() - 1.96 * diff.std(ddof=1) / math.sqrt(len(diff))
     assert low > 0, (diff.mean(), low)
+
+
+def test_the_encoding_follows_the_options_sizes_and_bounds():
+    base = GAME.new_state(2, seed=0)
+    state = GAME.new_state(2, seed=0, options={"markers": 30, "base_camps": 3, "setup_looks": 6,
+                                               "actions_per_turn": 4})
+    enc, official = state.encoding, base.encoding
+    assert enc.max_game_length == official.max_game_length - 24 - 3 * 4 * 2 + 3 * 2
+    assert enc.observation_shape != official.observation_shape  # 3 camps a player, not 7
+    assert state.observation_tensor(0).shape == enc.observation_shape
+    # Four actions left of four: the scale is the option's (two would make it 2.0).
+    assert enc.layout.view(state.observation_tensor(0), "actions_left")[0] == 1.0

@@ -408,10 +408,11 @@ def draw_options(game: Game, rng: np.random.Generator) -> dict[str, Any]:
     return found
 
 
-def _playable_draw(game: Game, players: int, rng: np.random.Generator, seed: int,
-                   tries: int = 50) -> dict[str, Any]:
-    """A draw of `draw_options` that the game accepts (a game may refuse a combination, as
-    Anasazi's more setup camps than base camps, in one line): the first of `tries`."""
+def playable_options(game: Game, players: int, rng: np.random.Generator, seed: int,
+                     tries: int = 50) -> dict[str, Any]:
+    """A draw of `draw_options` that the game accepts for `players` from `seed` (a game may
+    refuse a combination, as Anasazi's more setup camps than base camps, in one line): the
+    first of `tries`."""
     for _ in range(tries):
         options = draw_options(game, rng)
         try:
@@ -430,7 +431,7 @@ def check_playouts_options(game: Game, players: int, draws: int = 3, games: int 
     rng = np.random.default_rng([seed, 29])
     done = []
     for i in range(draws):
-        options = _playable_draw(game, players, rng, seed + i * games)
+        options = playable_options(game, players, rng, seed + i * games)
         try:
             check_playouts(game, players, games, seed + i * games, options)
         except HarnessFailure as e:

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
@@ -103,11 +103,12 @@ class GameFailed(RuntimeError):
 
 
 def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[str]]],
-              start: str | None, max_steps: int, compiled: bool = False, by_turn: bool = False
-              ) -> list[dict[str, Any]]:
+              start: str | None, max_steps: int, compiled: bool = False, by_turn: bool = False,
+              options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Play the games `tasks` = [(seed, line-up)] and return their rows (a worker's task);
     `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`);
-    `by_turn`: each line-up lists the bots by turn position, not by seat.
+    `by_turn`: each line-up lists the bots by turn position, not by seat; `options`: the rule
+    options of each new game.
 
     A top-level function of picklable arguments, so it runs in spawned processes and on Dask.
     """
@@ -118,8 +119,9 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     rows = []
     for seed, bots in tasks:
         try:
-            result = (play_compiled(game, players, seed, first) if compiled
-                      else play_game(game, players, list(bots), seed, first, max_steps, by_turn))
+            result = (play_compiled(game, players, seed, first, options) if compiled
+                      else play_game(game, players, list(bots), seed, first, max_steps,
+                                     by_turn=by_turn, options=options))
             rows.append(result.to_row())
         except Exception as e:
             raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): "
@@ -578,7 +580,7 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
             tasks = [(s, batch.lineup(s)) for s in seeds]
             pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
                                              batch.start, batch.max_steps, batch.compiled,
-                                             batch.rotate))
+                                             batch.rotate, dict(batch.options) or None))
             if len(pending) >= (pool.capacity if chunker.sized else pool.threads):
                 break
         if not pending:

@@ -7,8 +7,8 @@ expectations play small ones), so that neither imports the other for it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -21,7 +21,7 @@ class Batch:
     turn position equally often over `players` consecutive games; without, bot s sits at
     player number s in every game.
     `start` is the JSON of a state to start every game from (a scenario's end), `start_name`
-    names where it came from.
+    names where it came from; `options` are the rule options each new game is made with.
     """
 
     game: str
@@ -34,6 +34,7 @@ class Batch:
     start_name: str | None = None
     max_steps: int = 100_000
     compiled: bool = False  # random line-ups played by the game's compiled random player
+    options: Mapping[str, Any] = field(default_factory=dict)  # rule options chosen (geomsim.options)
 
     def lineup(self, seed: int) -> list[str]:
         """The bot specs of the game of `seed`: by turn position when the batch rotates
@@ -50,6 +51,9 @@ class Batch:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["start"] = None if self.start is None else _digest(self.start)
+        data["options"] = dict(self.options)
+        if not data["options"]:  # a batch of the official rules records as it did before options
+            del data["options"]
         return data
 
 

@@ -32,7 +32,8 @@ import numpy as np
 
 from geomsim.reading import cut
 from geomsim.rules import (
-    Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, win_shares,
+    Action, ActionSpace, FiniteActionSpace, Game, IllegalAction, Player, State, new_state_under,
+    win_shares,
 )
 
 # -- the protocol ----------------------------------------------------------------------------------
@@ -511,8 +512,10 @@ def versions_of(game: Game) -> dict[str, Any]:
 
 
 def options_of(state: State) -> dict[str, Any]:
-    """The options in force in a state (`State.options`, {} for a game without options)."""
-    return dict(getattr(state, "options", None) or {})
+    """The options in force in a state that are not the rulebook's ({} for the official rules)."""
+    from geomsim.options import changed
+
+    return changed(state.game.options, state.options)
 
 
 def bot_rngs(seed: int, players: int) -> list[np.random.Generator]:
@@ -597,16 +600,17 @@ def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -
 
 
 def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-              start: State | None = None, max_steps: int = 100_000, by_turn: bool = False
-              ) -> GameResult:
+              start: State | None = None, max_steps: int = 100_000, by_turn: bool = False,
+              options: Mapping[str, Any] | None = None) -> GameResult:
     """Play one game: `bots[p]` in seat `p` (with `by_turn`, `bots[k]` for the player in turn
-    position k, see `State.turn_order`), setup from `seed` (or a copy of `start`).
+    position k, see `State.turn_order`), setup from `seed` under `options` (or a copy of
+    `start`).
 
     Each seat draws from its own stream `bot_rngs(seed, players)[p]`, so the same seed and bots
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
-    return play_out(game, players, bots, seed, start, max_steps, by_turn)[1]
+    return play_out(game, players, bots, seed, start, max_steps, by_turn, options)[1]
 
 
 def seated_by_turn(bots: Sequence[T], order: Sequence[Player]) -> list[T]:
@@ -618,13 +622,13 @@ def seated_by_turn(bots: Sequence[T], order: Sequence[Player]) -> list[T]:
 
 
 def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-             start: State | None = None, max_steps: int = 100_000, by_turn: bool = False
-             ) -> tuple[State, GameResult]:
+             start: State | None = None, max_steps: int = 100_000, by_turn: bool = False,
+             options: Mapping[str, Any] | None = None) -> tuple[State, GameResult]:
     """`play_game`, and the state it ended in (to draw or replay a row's game: the same seed
     and bots give the same game, unless a bot's budget is time)."""
     if len(bots) != players:
         raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
-    state = game.new_state(players=players, seed=seed) if start is None else start.clone()
+    state = new_state_under(game, players, seed, None, options) if start is None else start.clone()
     if state.num_players != players:
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     seats = [make_bot(b, game) for b in (seated_by_turn(bots, state.turn_order()) if by_turn
@@ -654,7 +658,8 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
 COMPILED_ENDING = "not recorded by the compiled player"
 
 
-def play_compiled(game: Game, players: int, seed: int, start: State | None = None) -> GameResult:
+def play_compiled(game: Game, players: int, seed: int, start: State | None = None,
+                  options: Mapping[str, Any] | None = None) -> GameResult:
     """One game of random players, from the setup of `seed` (or from `start`, left unchanged),
     played by the game's compiled random player (`Game.random_playouts`) with the stream of `seed`.
 
@@ -662,7 +667,7 @@ def play_compiled(game: Game, players: int, seed: int, start: State | None = Non
     among the legal actions at every decision), not the same games; no game figures (the ending
     is `COMPILED_ENDING`).
     """
-    state = game.new_state(players=players, seed=seed) if start is None else start
+    state = new_state_under(game, players, seed, None, options) if start is None else start
     if state.num_players != players:
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     clock = time.perf_counter()

@@ -30,6 +30,8 @@ import msgspec
 import numpy as np
 import orjson
 
+from geomsim import options as opts
+from geomsim.options import Option, Variant
 from geomsim.reading import MAX_HISTORY, DataError, convert_error, cut, decode, dumps, index, join, short
 
 ENGINE_TURN_RULE = "engine/turn"
@@ -591,18 +593,37 @@ class Game(ABC):
     # Modules `random_playouts` imports that are optional (``pip install 'geomsim[fast]'``).
     playout_requires: tuple[str, ...] = ()
     parts: Parts = Parts()
+    # What a designer may change (`geomsim.options`): by name, declared by the game as data;
+    # the variants always hold ``official`` (every default).
+    options: Mapping[str, Option]
+    variants: Mapping[str, Variant]
+    options, variants = opts.declare(())
 
     def __init__(self, parts: Parts | None = None):
         if parts is not None:
             self.parts = parts
 
     @abstractmethod
-    def new_state(self, players: int, seed: int | None = None, setup: JSON | None = None) -> State:
-        """A state at the start of play: a random setup from `seed`, or an explicit `setup`."""
+    def new_state(self, players: int, seed: int | None = None, setup: JSON | None = None,
+                  options: Mapping[str, Any] | None = None) -> State:
+        """A state at the start of play: a random setup from `seed`, or an explicit `setup`;
+        `options` (see `resolve_options`) change rules from the rulebook's, over those the
+        setup names."""
 
-    def make_setup(self, players: int, seed: int) -> JSON:
-        """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""
+    def make_setup(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> JSON:
+        """A random setup from `seed` (under `options`) as JSON-able data that
+        `new_state(setup=...)` accepts."""
         raise NotImplementedError(f"{self.name} has no setup data")
+
+    def resolve_options(self, options: Mapping[str, Any] | None = None,
+                        variant: str | None = None) -> dict[str, Any]:
+        """Every option's value in force: the defaults, then `variant`'s, then `options`;
+        `DataError` (one line naming the option and its allowed values) otherwise."""
+        return opts.resolve(self.options, options, self.variants, variant)
+
+    def options_text(self, values: Mapping[str, Any]) -> str:
+        """One caption line of the options in `values` that differ from the rulebook, or ""."""
+        return opts.caption(self.options, values)
 
     @abstractmethod
     def parse_action(self, text: str) -> Action:
@@ -736,6 +757,15 @@ class Game(ABC):
         return f"<Game {self.name} ({self.min_players}-{self.max_players} players)>"
 
 
+def new_state_under(game: Game, players: int, seed: int | None = None, setup: JSON | None = None,
+                    options: Mapping[str, Any] | None = None) -> State:
+    """`game.new_state(players, seed, setup, options)`, the options passed only when some are
+    given: a game made before options (a plugin's) plays its rules as they are."""
+    if options:
+        return game.new_state(players, seed=seed, setup=setup, options=options)
+    return game.new_state(players, seed=seed, setup=setup)
+
+
 def _state_from_json(game: Game, text: str) -> State:
     """`game.state_from_json(text)`: how a pickled state is read back (see `State.__reduce__`)."""
     return game.state_from_json(text)
@@ -799,6 +829,29 @@ class State(ABC):
     def determinize(self, player: Player, rng: np.random.Generator) -> State:
         """A full state consistent with `observe(player)`, hidden parts drawn with `rng`."""
 
+    # -- options --------------------------------------------------------------------------------
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options in force, every one by name (`Game.options`): a plain dict, part of the
+        setup and state JSON (only the values that are not the defaults are written)."""
+        found: dict[str, Any] | None = self.__dict__.get("_options")
+        if found is None:
+            found = self.__dict__["_options"] = self.game.resolve_options()
+        return found
+
+    @options.setter
+    def options(self, values: Mapping[str, Any]) -> None:
+        self.__dict__["_options"] = dict(values)
+
+    def option_note(self, *names: str) -> str:
+        """`` (option towers_to_end=3)`` for those of `names` (the options a rule depends on)
+        that are not the rulebook's, to end a violation's message; "" otherwise."""
+        return opts.note(self.game.options, self.options, *names)
+
+    def changed_options(self) -> dict[str, Any]:
+        """The options in force that differ from the rulebook's (what the JSON writes)."""
+        return opts.changed(self.game.options, self.options)
+
     # -- the contract, shared by every game -------------------------------------------------
     def is_over(self) -> bool:
         """True when nobody is to move any more."""
@@ -822,7 +875,22 @@ class State(ABC):
             )
         if not isinstance(action, tuple(self.game.action_types) or Action):
             return Verdict((Violation(ENGINE_FORM_RULE, f"not a {self.game.name} action: {action!r}"),))
-        return Verdict(tuple(self._violations(action, player)))
+        found = self._violations(action, player)
+        return Verdict(tuple(self._noted(found)) if found else ())
+
+    def _noted(self, violations: Sequence[Violation]) -> list[Violation]:
+        """`violations`, each of a rule that an option in force changed (not the rulebook's)
+        ending with ``(option NAME=VALUE)``, unless its message names an option already."""
+        changed = self.changed_options()
+        if not changed:
+            return list(violations)
+        found = []
+        for v in violations:
+            names = [n for n in changed if v.rule in self.game.options[n].rules]
+            if names and "(option " not in v.message:
+                v = Violation(v.rule, v.message + self.option_note(*names), v.details)
+            found.append(v)
+        return found
 
     def apply(self, action: Action, player: Player | None = None) -> list[Event]:
         """Carry out `action`; raise `IllegalAction` (state unchanged) if it is illegal."""

@@ -15,14 +15,16 @@ import json
 import math
 import pickle
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import numpy as np
 
 from geomsim.reading import DataError, join, short
-from geomsim.rules import JSON, Action, FiniteActionSpace, Game, IllegalAction, Player, Playouts, State
+from geomsim.rules import (
+    JSON, Action, FiniteActionSpace, Game, IllegalAction, Player, Playouts, State, new_state_under,
+)
 
 if TYPE_CHECKING:
     from geomsim.encoding import Encoding
@@ -380,11 +382,62 @@ def _check_replay(game: Game, players: int, seed: int, final: State, max_steps: 
         raise HarnessFailure("replay", "re-applying the history to a new state gave another state", seed)
 
 
-def check_playouts(game: Game, players: int, games: int = 20, seed: int = 0) -> Playouts:
+def check_playouts(game: Game, players: int, games: int = 20, seed: int = 0,
+                   options: Mapping[str, Any] | None = None) -> Playouts:
     """Check a game's compiled random player against its rules interface, from the setups of
-    seeds `seed`, `seed + 1`, ... (see `check_playouts_from`)."""
-    starts = [game.new_state(players=players, seed=s) for s in range(seed, seed + games)]
+    seeds `seed`, `seed + 1`, ... under `options` (see `check_playouts_from`)."""
+    starts = [new_state_under(game, players, s, None, options) for s in range(seed, seed + games)]
     return check_playouts_from(game, starts, seed)
+
+
+def draw_options(game: Game, rng: np.random.Generator) -> dict[str, Any]:
+    """A random value of every option of `game`: uniform over its choices, a coin for a bool,
+    uniform over its range for a number (the default where a number has no range)."""
+    found: dict[str, Any] = {}
+    for name, option in game.options.items():
+        if option.choices:
+            found[name] = option.choices[int(rng.integers(len(option.choices)))]
+        elif option.type is bool:
+            found[name] = bool(rng.integers(2))
+        elif option.low is None or option.high is None:
+            found[name] = option.default
+        elif option.type is int:
+            found[name] = int(rng.integers(int(option.low), int(option.high) + 1))
+        else:
+            found[name] = float(rng.uniform(option.low, option.high))
+    return found
+
+
+def playable_options(game: Game, players: int, rng: np.random.Generator, seed: int,
+                     tries: int = 50) -> dict[str, Any]:
+    """A draw of `draw_options` that the game accepts for `players` from `seed` (a game may
+    refuse a combination, as Anasazi's more setup camps than base camps, in one line): the
+    first of `tries`."""
+    for _ in range(tries):
+        options = draw_options(game, rng)
+        try:
+            new_state_under(game, players, seed, None, options)
+        except DataError:
+            continue
+        return options
+    raise HarnessFailure("playout-replay", f"no option draw of {tries} that {game.name} accepts")
+
+
+def check_playouts_options(game: Game, players: int, draws: int = 3, games: int = 4,
+                           seed: int = 0) -> list[dict[str, Any]]:
+    """`check_playouts` under `draws` random option draws (`draw_options`, from `seed`), each
+    `games` games: the compiled random player honours every option, or the failure names the
+    draw. The draws, as checked."""
+    rng = np.random.default_rng([seed, 29])
+    done = []
+    for i in range(draws):
+        options = playable_options(game, players, rng, seed + i * games)
+        try:
+            check_playouts(game, players, games, seed + i * games, options)
+        except HarnessFailure as e:
+            raise HarnessFailure(e.property, f"under options {options}: {e}") from None
+        done.append(options)
+    return done
 
 
 def check_playouts_from(game: Game, starts: Sequence[State], seed: int = 0) -> Playouts:

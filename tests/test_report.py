@@ -33,7 +33,8 @@ class _Page(HTMLParser):
         if tag == "img":
             self.images.append(attrs.get("src", ""))
         for key in ("href", "src"):
-            if key in attrs and tag != "img":
+            # a link within the page (a metric's definition) keeps it self-contained
+            if key in attrs and tag != "img" and not attrs[key].startswith("#"):
                 self.links.append(attrs[key])
         if tag not in ("img", "meta", "br"):
             self.open.append(tag)

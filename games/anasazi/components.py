@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar, cast
 import shapely
 
 from geomsim.geometry import Pose, discs, polygon_coords, polygon_from_coords
+from geomsim.options import Option, Variant, declare, resolve
 from geomsim.reading import DataError, cut, join, short
 
 COLOURS: tuple[str, ...] = ("red", "blue", "white", "yellow")
@@ -46,6 +47,66 @@ SectorKind = Literal["small", "large", "single"]
 
 # Rounding of every coordinate (mm): 1e-6 keeps JSON readable and makes the round trip exact.
 DECIMALS = 6
+
+# -- options: what a designer may change (geomsim.options) ---------------------------------------
+# Options that are piece sizes and supplies (`Sizes` fields): an option sets the size, and a
+# size a setup's table gives is the option in force. The other options travel in the setup.
+SIZE_OPTIONS = {"markers": "markers", "marker_length": "marker_length",
+                "marker_width": "marker_width", "base_camps": "base_camps_per_player"}
+
+OPTIONS, VARIANTS = declare([
+    Option("markers", int, 54, "expedition markers in the supply (the game ends when they run "
+           "out)", ("anasazi/5.0/end-markers",), low=1, high=120),
+    Option("marker_length", float, 70.0, "an expedition marker's length in mm (the explorer "
+           "stays 9 mm from its far end)", ("anasazi/4.2/cover-explorer", "anasazi/3.0/table"),
+           low=55.0, high=90.0),
+    Option("marker_width", float, 16.0, "an expedition marker's width in mm",
+           ("anasazi/4.2/cover-explorer", "anasazi/4.2/touch-pueblo"), low=10.0, high=24.0),
+    Option("towers_to_end", int, 4, "towers of one colour on the score tile that end the game",
+           ("anasazi/5.0/end-towers",), low=1, high=4),
+    Option("objective_multiplier", int, 2, "what the objective card multiplies the value of "
+           "the treasures of its colour by", ("anasazi/5.1/objective-double",), low=1, high=4),
+    Option("bonus_treasures", bool, True, "the four bonus treasures go to each colour's sole "
+           "majority at the end", ("anasazi/5.1/bonus",)),
+    Option("base_camps", int, 7, "base camp markers each player receives",
+           ("anasazi/4.1/camps-left", "anasazi/3.0/setup-camps"), low=1, high=12),
+    Option("setup_camps", int, 2, "base camps each player places in setup (at most base_camps)",
+           ("anasazi/3.0/setup-camps",), low=1, high=4),
+    Option("setup_looks", int, 3, "towers each player looks at in setup", ("anasazi/3.0/setup-looks",),
+           low=1, high=6),
+    Option("camp_theft", bool, True, "covering one's own base camp for the first time lets one "
+           "take a treasure from another player", ("anasazi/4.2/own-camp-treasure",)),
+    Option("actions_per_turn", int, 2, "actions of a turn (build a base camp or lead an "
+           "expedition)", ("anasazi/4.0/turn",), low=1, high=4),
+], [
+    Variant("short-supply", {"markers": 44}, "ten markers fewer: shorter games"),
+    Variant("three-towers", {"towers_to_end": 3}, "three towers of a colour end the game"),
+    Variant("no-theft", {"camp_theft": False}, "covering one's own base camp takes nothing"),
+])
+
+
+def options_in_force(sizes: Sizes, chosen: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every option's value: `chosen` over the defaults (checked), the size options as `sizes`
+    has them; a `DataError` naming the option when setup_camps exceeds base_camps."""
+    values: dict[str, Any] = resolve(OPTIONS, chosen)
+    values.update({n: getattr(sizes, f) for n, f in SIZE_OPTIONS.items()})
+    if values["setup_camps"] > values["base_camps"]:
+        raise DataError("options.setup_camps", f"must be at most base_camps ({values['base_camps']}), "
+                        f"not {values['setup_camps']}")
+    return values
+
+
+def sizes_under(sizes: Sizes, chosen: Mapping[str, Any]) -> Sizes:
+    """`sizes` with the size options of `chosen` (each checked) laid over them."""
+    values = resolve(OPTIONS, {n: v for n, v in chosen.items() if n in SIZE_OPTIONS})
+    found: dict[str, Any] = {f: values[n] for n, f in SIZE_OPTIONS.items() if n in chosen}
+    return dataclasses.replace(sizes, **found) if found else sizes
+
+
+def rule_options(chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of `chosen` that are not sizes and differ from the rulebook (what a setup's
+    and a state's JSON write under ``options``)."""
+    return {n: v for n, v in chosen.items() if n not in SIZE_OPTIONS and v != OPTIONS[n].default}
 
 
 @dataclass(frozen=True)
@@ -391,8 +452,10 @@ class Setup:
     objectives: tuple[str, ...]
     first_player: int
     seed: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)  # rule options (`rule_options`)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "options", rule_options(resolve(OPTIONS, self.options)))
         object.__setattr__(self, "towers", dict(self.towers))
         object.__setattr__(self, "treasures", dict(self.treasures))
         object.__setattr__(self, "objectives", tuple(self.objectives))
@@ -432,6 +495,7 @@ class Setup:
             "objectives": list(self.objectives),
             "towers": {s.id: self.towers[s.id] for s in self.table.small_sectors},
             "treasures": {s.id: self.treasures[s.id] for s in self.table.treasure_sectors},
+            **({"options": dict(self.options)} if self.options else {}),
             **self.table.to_json(),
         }
 
@@ -445,20 +509,37 @@ class Setup:
         unknown = sorted(map(str, set(data) - SETUP_FIELDS))
         if unknown:  # as the other games' setups: a misspelt field is not silently dropped
             raise DataError(unknown[0], "unknown field of an anasazi setup")
+        options = _options_field(data)
+        table = Table.from_json(data)
+        # A size option written beside the table (``--option markers=44`` over a setup file)
+        # sets that size: the setup then writes it in its table's sizes.
+        sized = sizes_under(table.sizes, options)
+        if sized is not table.sizes:
+            table = dataclasses.replace(table, sizes=sized)
         return cls(
-            table=Table.from_json(data),
+            table=table,
             players=_field(data, "players", "", int),
             towers=_field(data, "towers", "", Mapping),
             treasures=_field(data, "treasures", "", Mapping),
             objectives=tuple(_field(data, "objectives", "", list)),
             first_player=_field(data, "first_player", "", int),
             seed=data.get("seed"),
+            options=options,
         )
 
 
 MAX_SEED = 2**63  # a seed a state's JSON holds as an integer
 SETUP_FIELDS = frozenset({"game", "players", "seed", "first_player", "objectives", "towers",
-                          "treasures", "mesas", "pueblos", "expedition_camps", "sizes"})
+                          "treasures", "mesas", "pueblos", "expedition_camps", "sizes", "options"})
+
+
+def _options_field(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A setup's ``options`` (absent: the rulebook's), each checked."""
+    given = data.get("options") or {}
+    if not isinstance(given, Mapping):
+        raise DataError("options", f"expected a mapping of option names to values, got {short(given)}")
+    resolve(OPTIONS, given)
+    return dict(given)
 
 
 def _check_deal(name: str, deal: Mapping[str, str], places: set[str],

@@ -60,7 +60,12 @@ def draw_state(state: AnasaziState, ax: Axes | None = None, reveal: bool = False
     """`state.draw()`: the table now, towers hidden unless `reveal` or known to `player`
     (``labels=False`` leaves out the ids)."""
     view = state.revealed_view() if reveal else state.view(player)
-    return draw_table(state.setup, view, ax=ax, reveal=reveal, labels=labels)
+    ax = draw_table(state.setup, view, ax=ax, reveal=reveal, labels=labels)
+    text = state.game.options_text(state.options)
+    if text:  # the options in force that are not the rulebook's, under the drawing
+        ax.text(0.0, -0.01, text, transform=ax.transAxes, fontsize=7, va="top", ha="left",
+                color="#7a1f1f", gid="options")
+    return ax
 
 
 def draw_table(setup: Setup, view: TableView | None = None, ax: Axes | None = None,

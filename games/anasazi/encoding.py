@@ -58,8 +58,9 @@ class AnasaziEncoding(Encoding):
 
     exhaustive = False  # placements off the grid, headings and steps between have no id
 
-    def __init__(self, table: Table, players: int):
+    def __init__(self, table: Table, players: int, setup_looks: int = 3, actions: int = 2):
         self.players, self.table = players, table
+        self.turn_actions = actions  # the option actions_per_turn: the scale of "actions_left"
         sizes = table.sizes
         self.pueblos = len(table.pueblos)
         reach = sizes.play_area_radius - sizes.base_camp_radius
@@ -102,7 +103,7 @@ class AnasaziEncoding(Encoding):
         # Main actions: markers (the supply) and base camps (all of everyone's); follow-ups:
         # a look per base camp and per mesa entered, a take per own base camp; setup: looks.
         camps = sizes.base_camps_per_player * players
-        self.max_game_length = sizes.markers + 3 * camps + len(table.mesas) + 3 * players
+        self.max_game_length = sizes.markers + 3 * camps + len(table.mesas) + setup_looks * players
 
     # -- ids --------------------------------------------------------------------------------
     def action_id(self, action: Action) -> int:
@@ -153,7 +154,7 @@ class AnasaziEncoding(Encoding):
         one_hot(view("observer"), player)
         one_hot(view("current"), seen["current"])
         one_hot(view("phase"), PHASES.index(seen["phase"]))
-        view("actions_left")[0] = seen["actions_left"] / 2
+        view("actions_left")[0] = seen["actions_left"] / self.turn_actions
         if seen["pending"]:
             one_hot(view("decision"), DECISIONS.index(seen["pending"][0].split(":")[0]))
         laid = sum(len(ps) for ps in seen["expeditions"].values())
@@ -192,8 +193,23 @@ def encoding(table: Table, players: int) -> AnasaziEncoding:
 
 
 def state_encoding(state: AnasaziState) -> AnasaziEncoding:
-    """`state.encoding`: the ids and observation tensor on the state's own table."""
-    return encoding(state.table, state.num_players)
+    """`state.encoding`: the ids and observation tensor on the state's own table (its sizes:
+    the markers and base camps options) and under its setup looks and actions a turn."""
+    looks, actions = state.options["setup_looks"], state.options["actions_per_turn"]
+    if (looks, actions) == (3, 2):
+        return encoding(state.table, state.num_players)
+    key = (id(state.table), state.num_players, looks, actions)
+    found = _UNDER_OPTIONS.get(key)
+    if found is None or found.table is not state.table:
+        if len(_UNDER_OPTIONS) >= 32:
+            _UNDER_OPTIONS.clear()
+        found = _UNDER_OPTIONS[key] = AnasaziEncoding(state.table, state.num_players, looks, actions)
+    return found
+
+
+# Encodings under options that change the bound or a scale, by (id of the table, players,
+# setup looks, actions a turn).
+_UNDER_OPTIONS: dict[tuple[int, int, int, int], AnasaziEncoding] = {}
 
 
 @functools.cache

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numba
 import numpy as np
@@ -55,7 +56,7 @@ from numpy.typing import NDArray
 from games.anasazi import GAME
 from games.anasazi import legality as lg
 from games.anasazi.actions import BuildCamp, LookTower, Pass, PlaceMarker, TakeTreasure
-from games.anasazi.components import COLOURS, TOWERS_PER_COLOUR, TRACK_SPACES, Table
+from games.anasazi.components import COLOURS, TRACK_SPACES, Table
 from games.anasazi.rules import (
     CAMP_SAMPLES,
     CAMP_SHARE,
@@ -93,8 +94,10 @@ EMPTY, TOWER, TREASURE = 0, 1, 2
 NF = 11
 (I_S, I_M, I_E, I_MARKERS, I_CPP, I_SAMPLES, I_ROUNDS, I_CAMP_TRIES,
  O_OWNER, O_COVERED, O_FRESH, O_CONTENT, O_COLOUR, O_LOOKED, O_VISITED, O_LAST, O_MEXP, O_PEND,
- I_PCAP, I_GSIZE, O_CAMPXY, O_MARK, I_FSIZE, I_SMALL) = range(24)
-NI = 24
+ I_PCAP, I_GSIZE, O_CAMPXY, O_MARK, I_FSIZE, I_SMALL,
+ # The rule options that are not sizes (`with_options` sets them per batch of one table).
+ I_TOWERS_END, I_OBJ_TIMES, I_BONUS, I_SETUP_CAMPS, I_SETUP_LOOKS, I_THEFT, I_ACTS) = range(31)
+NI = 31
 
 # Scalars of a game: indices into `gi` (the rest are the sections at the `O_*` offsets).
 (G_PLAYERS, G_PHASE, G_CUR, G_STEP, G_ACTS, G_FIRST, G_ENDED, G_NCAMPS, G_NMARK, G_HEAD,
@@ -169,10 +172,21 @@ class TableArrays:
         self.blank_gi[ip[O_LAST]:ip[O_LAST] + E] = -1
         self.blank_gf = np.zeros(ip[I_FSIZE], dtype=np.float64)
 
-    def arrays(self) -> TableTuple:
-        """The table's arrays in the order `play_batch` takes them."""
-        return (self.fp, self.ip, self.verts, self.rings, self.polys, self.convex, self.circles,
-                self.sector_mesa, self.small, self.starts)
+    def arrays(self, options: dict[str, Any]) -> TableTuple:
+        """The table's arrays in the order `play_batch` takes them, under `options` (those in
+        force in the states played: `AnasaziState.options`)."""
+        return (self.fp, with_options(self.ip, options), self.verts, self.rings, self.polys,
+                self.convex, self.circles, self.sector_mesa, self.small, self.starts)
+
+
+def with_options(ip: Ints, options: dict[str, Any]) -> Ints:
+    """`ip` with the rule options that are not sizes (the sizes are the table's)."""
+    ip = ip.copy()
+    ip[[I_TOWERS_END, I_OBJ_TIMES, I_BONUS, I_SETUP_CAMPS, I_SETUP_LOOKS, I_THEFT, I_ACTS]] = (
+        options["towers_to_end"], options["objective_multiplier"], options["bonus_treasures"],
+        options["setup_camps"], options["setup_looks"], options["camp_theft"],
+        options["actions_per_turn"])
+    return ip
 
 
 def _convex_rings(verts: np.ndarray, rings: np.ndarray) -> np.ndarray:
@@ -328,7 +342,8 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
     while i < len(states):
         arrays = table_arrays(states[i].table)
         j = i + 1
-        while j < len(states) and states[j].table is states[i].table:
+        while (j < len(states) and states[j].table is states[i].table
+               and states[j].options == states[i].options):
             j += 1
         if j == i + 1:  # one game (a search's rollout): no stacking
             gi, gf = (a[None] for a in encode(states[i], arrays))
@@ -337,7 +352,7 @@ def random_playouts(states: Sequence[AnasaziState], seed: int = 0) -> Playouts:
             gi = np.stack([c[0] for c in coded])
             gf = np.stack([c[1] for c in coded])
         with compiling("the Anasazi random player", play_batch):
-            log, coords, off, scored = play_batch(*arrays.arrays(), gi, gf,
+            log, coords, off, scored = play_batch(*arrays.arrays(states[i].options), gi, gf,
                                               np.int64(len(groups) * GROUP))
         if gi[:, G_STUCK].any():
             stuck = i + int(np.flatnonzero(gi[:, G_STUCK])[0])
@@ -690,7 +705,7 @@ def advance(ip: Ints, small: Ints, sector_mesa: Ints, gi: Ints) -> None:
         return
     n, first = gi[G_PLAYERS], gi[G_FIRST]
     if gi[G_PHASE] == PH_CAMPS:
-        if gi[G_STEP] < 2 * n:
+        if gi[G_STEP] < ip[I_SETUP_CAMPS] * n:
             gi[G_CUR] = (first + gi[G_STEP] % n) % n
         else:
             gi[G_PHASE], gi[G_STEP], gi[G_CUR] = PH_LOOKS, 0, first
@@ -700,7 +715,7 @@ def advance(ip: Ints, small: Ints, sector_mesa: Ints, gi: Ints) -> None:
         for j in range(ip[I_S]):
             looked += gi[ip[O_LOOKED] + j]
             towers += small[j] and gi[ip[O_CONTENT] + j] == TOWER
-        if looked < 3 and towers > 0:
+        if looked < ip[I_SETUP_LOOKS] and towers > 0:
             return
         gi[G_STEP] += 1
         for j in range(ip[I_S]):
@@ -708,14 +723,14 @@ def advance(ip: Ints, small: Ints, sector_mesa: Ints, gi: Ints) -> None:
         if gi[G_STEP] < n:
             gi[G_CUR] = (first + gi[G_STEP]) % n
         else:
-            gi[G_PHASE], gi[G_CUR], gi[G_ACTS] = PH_PLAY, first, 2
+            gi[G_PHASE], gi[G_CUR], gi[G_ACTS] = PH_PLAY, first, ip[I_ACTS]
         return
     if gi[G_ENDED]:
         gi[G_PHASE] = PH_OVER
         return
     if gi[G_ACTS] <= 0:
         gi[G_CUR] = (gi[G_CUR] + 1) % n
-        gi[G_ACTS] = 2
+        gi[G_ACTS] = ip[I_ACTS]
         for i in range(gi[G_NCAMPS]):
             gi[ip[O_FRESH] + i] = 0
 
@@ -766,7 +781,7 @@ def lay_marker(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, conv
         if gi[ip[O_COVERED] + i] == 0 and rect_within(
                 x, y, c, s, a, b, gf[cxy + 2 * i], gf[cxy + 2 * i + 1], rc - eps):
             gi[ip[O_COVERED] + i] = 1
-            if gi[ip[O_OWNER] + i] == player:
+            if gi[ip[O_OWNER] + i] == player and ip[I_THEFT]:
                 push(ip, gi, D_TAKE)
     for m in range(M):
         p = S + m
@@ -777,7 +792,7 @@ def lay_marker(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, conv
             push(ip, gi, m)
     ended = gi[G_NMARK] >= ip[I_MARKERS]
     for colour in range(NCOLOURS):
-        ended |= gi[G_TRACK + colour] >= TOWERS_PER_COLOUR
+        ended |= gi[G_TRACK + colour] >= ip[I_TOWERS_END]
     if ended:
         gi[G_ENDED] = 1
         # Only the takes stay open: they still change the score.
@@ -904,7 +919,7 @@ def play_game(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, conve
 
 
 @numba.njit(cache=True)
-def score_game(gi: Ints, out: Array) -> None:
+def score_game(ip: Ints, gi: Ints, out: Array) -> None:
     """Rules 5.1 at the end of a game: the bonus treasure of each colour to its sole most
     holder, each treasure at its colour's empty track spaces, doubled for the objective card;
     the winners (most points, then most treasures). `out[:4]` the scores, `out[4:]` 1 for a
@@ -919,14 +934,14 @@ def score_game(gi: Ints, out: Array) -> None:
                 best, who = held[p, c], p
             elif held[p, c] == best:
                 who = -1
-        if best > 0 and who >= 0:
+        if best > 0 and who >= 0 and ip[I_BONUS]:
             held[who, c] += 1
     top, most = -1.0, -1
     counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for p in range(n):
         points = 0
         for c in range(NCOLOURS):
-            value = (TRACK_SPACES - gi[G_TRACK + c]) * (2 if gi[G_OBJ + p] == c else 1)
+            value = (TRACK_SPACES - gi[G_TRACK + c]) * (ip[I_OBJ_TIMES] if gi[G_OBJ + p] == c else 1)
             points += held[p, c] * value
             counts[p] += held[p, c]
         out[p] = points
@@ -965,5 +980,5 @@ def play_batch(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, conv
                                       small, starts, gi[i], gf[i], log, coords, k, m, opts, obs,
                                       out, tag)
         offsets[i + 1] = k
-        score_game(gi[i], scored[i])
+        score_game(ip, gi[i], scored[i])
     return log[:k].copy(), coords[:m].copy(), offsets, scored

@@ -12,9 +12,11 @@ docs/assumptions/anasazi-rules.md.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +29,8 @@ from games.anasazi.actions import (
     parse_action,
 )
 from games.anasazi.components import (
-    COLOURS, OBJECTIVES, TOWERS_PER_COLOUR, TRACK_SPACES, Setup, Sizes, Table, TableView,
+    COLOURS, OBJECTIVES, OPTIONS, TRACK_SPACES, VARIANTS, Setup, Sizes, Table, TableView,
+    options_in_force, sizes_under,
 )
 from games.anasazi.legality import Board, Camp
 from geomsim.geometry import Pose
@@ -188,12 +191,45 @@ Position = tuple[Board, str, int, int, tuple[str, ...], int]
 
 
 @functools.lru_cache(maxsize=16)
-def _random_setup(players: int, seed: int) -> Setup:
+def _random_setup(players: int, seed: int, sizes: Sizes = Sizes()) -> Setup:
     """`layout.random_setup`, kept for the setups used last (a setup is immutable, and making
     one takes longer than a random game: replays and harnesses start from the same seed)."""
     from games.anasazi import layout
 
-    return layout.random_setup(players, seed)
+    return layout.random_setup(players, seed, sizes)
+
+
+def _under_options(setup: Setup, options: Mapping[str, Any] | None) -> Setup:
+    """`setup` with `options` laid over its own: size options on its table's sizes (another
+    table, judged again by the setup rules), the others in its options."""
+    if not options:
+        return setup
+    table = _resized(setup.table, sizes_under(setup.table.sizes, options))
+    return dataclasses.replace(setup, table=table, options={**setup.options, **options})
+
+
+# Tables with other sizes, by (id of the table, sizes): one object for one table and sizes, so
+# that what is derived per table (geometry, compiled arrays, the setup rules' verdict) is made once.
+_RESIZED: dict[tuple[int, Sizes], tuple[Table, Table]] = {}
+
+
+def _resized(table: Table, sizes: Sizes) -> Table:
+    """`table` with `sizes` (itself when they are its own)."""
+    if sizes == table.sizes:
+        return table
+    key = (id(table), sizes)
+    found = _RESIZED.get(key)
+    if found is None or found[0] is not table:
+        if len(_RESIZED) >= 64:
+            _RESIZED.clear()
+        found = _RESIZED[key] = (table, dataclasses.replace(table, sizes=sizes))
+    return found[1]
+
+
+def _geometry_sizes(options: Mapping[str, Any]) -> Sizes:
+    """The sizes a random table is laid out and judged with: the marker's (the setup rules
+    read them); the supplies are set on the table afterwards."""
+    return sizes_under(Sizes(), {n: v for n, v in options.items() if n in ("marker_length", "marker_width")})
 
 
 class AnasaziGame(Game):
@@ -206,23 +242,28 @@ class AnasaziGame(Game):
     action_types = ACTION_TYPES
     hidden_information = True
     playout_requires = ("numba",)
+    options, variants = OPTIONS, VARIANTS
 
     def new_state(self, players: int, seed: int | None = None, setup: Any = None,
-                  check_setup: bool = True) -> AnasaziState:
+                  options: Mapping[str, Any] | None = None, check_setup: bool = True) -> AnasaziState:
         """A state at the start of setup: a random setup from `seed`, or `setup` (a Setup or its
-        JSON dict, either checked against every setup rule). `check_setup=False` skips the table's
-        setup rules, for laboratory tables that break them on purpose; say so where it is used."""
+        JSON dict, either checked against every setup rule), under `options` laid over the
+        setup's (`games.anasazi.components.OPTIONS`). `check_setup=False` skips the table's setup
+        rules, for laboratory tables that break them on purpose; say so where it is used."""
         from games.anasazi import layout  # pymunk and the layout code load only when needed
 
         self.check_players(players)
+        options = dict(options or {})
         if setup is None:
             if seed is None:
                 raise ValueError("give a seed or a setup")
-            setup = _random_setup(players, seed)  # random tables meet the setup rules
+            # Random tables meet the setup rules, with the marker sizes the options give.
+            setup = _under_options(_random_setup(players, seed, _geometry_sizes(options)), options)
         else:
             if isinstance(setup, dict):  # coordinates and counts bounded, whatever check_setup says
                 validation.check_table_data(setup, "")
-            setup = setup if isinstance(setup, Setup) else Setup.from_json(setup)
+            setup = _under_options(setup if isinstance(setup, Setup) else Setup.from_json(setup),
+                                   options)
             try:
                 layout.load_setup(setup, check_setup)
             except DataError:
@@ -230,14 +271,18 @@ class AnasaziGame(Game):
             except ValueError as e:  # the setup rules, broken by a piece: name its field
                 raise validation.table_error(setup.table, layout.check_table(setup.table), str(e)) from None
         require(setup.players == players, "players", f"the setup is for {setup.players} players, not {players}")
+        options_in_force(setup.table.sizes, setup.options)  # setup_camps within base_camps
         return AnasaziState(self, setup)
 
-    def make_setup(self, players: int, seed: int) -> dict[str, Any]:
+    def make_setup(self, players: int, seed: int, options: Mapping[str, Any] | None = None
+                   ) -> dict[str, Any]:
         """A random setup from `seed` as the JSON dict `new_state(setup=...)` accepts."""
         from games.anasazi import layout
 
         self.check_players(players)
-        return layout.make_setup(players, seed)
+        if not options:
+            return layout.make_setup(players, seed)
+        return self.new_state(players, seed, options=options).setup.to_json()
 
     def parse_action(self, text: str) -> Action:
         """The action written as `text` (see games.anasazi.actions)."""
@@ -262,10 +307,11 @@ class AnasaziState(State):
         self.initial_treasures = dict(setup.treasures)
         self.towers = dict(setup.towers)  # the colour of every tower, hidden ones included
         self.objectives = tuple(setup.objectives)
+        self.options = options_in_force(setup.table.sizes, setup.options)
         self.phase = "camps"  # "camps", "looks" (setup), "play", "over"
         self.current = setup.first_player
         self.step = 0  # setup placements made (phase "camps") or setup looks made ("looks")
-        self.actions_left = 2
+        self.actions_left = self.options["actions_per_turn"]
         self.pending: list[str] = []  # decisions opened: "take", "look", "look:<mesa id>"
         self.fresh: list[int] = []  # base camps placed in the current turn
         self.camps: list[Camp] = []
@@ -310,7 +356,8 @@ class AnasaziState(State):
             other.apply(Pass(), player)
         if (other.phase != "play" or other.current != player or other.pending
                 or other.actions_left <= 0):
-            other.phase, other.current, other.actions_left = "play", player, 2
+            other.phase, other.current = "play", player
+            other.actions_left = self.options["actions_per_turn"]
             other.pending, other.fresh = [], []
             other.mark_origin()  # changed other than by apply: undo cannot go back past here
         return other
@@ -329,7 +376,7 @@ class AnasaziState(State):
         card: not a player's view; determinized states carry their drawn ones)."""
         if self._setup is None:
             self._setup = Setup(self.table, self.num_players, self.towers, self.initial_treasures,
-                                self.objectives, self.first_player, self.seed)
+                                self.objectives, self.first_player, self.seed, self.options)
         return self._setup
 
     @property
@@ -553,11 +600,13 @@ class AnasaziState(State):
         """In setup, base camps first (two each, in turn order), then three tower looks each."""
         if self.phase == "camps" and not isinstance(action, BuildCamp):
             return [Violation(SETUP_CAMPS, f"setup: place a base camp first, not {action} "
-                              f"({2 * self.num_players - self.step} setup base camp(s) to go)",
+                              f"({self.options['setup_camps'] * self.num_players - self.step} "
+                              "setup base camp(s) to go)" + self.option_note("setup_camps"),
                               {"step": self.step})]
         if self.phase == "looks" and not isinstance(action, LookTower):
             return [Violation(SETUP_LOOKS, f"setup: look at a tower, not {action} "
-                              f"({3 - len(self.setup_looked)} look(s) to go)",
+                              f"({self.options['setup_looks'] - len(self.setup_looked)} look(s) to "
+                              "go)" + self.option_note("setup_looks"),
                               {"looked": list(self.setup_looked)})]
         return []
 
@@ -655,7 +704,7 @@ class AnasaziState(State):
             if not self.covered[i]:
                 self.covered[i] = True
                 events.append(Event("camp-covered", player, {"camp": i, "owner": self.camps[i].owner}))
-                if self.camps[i].owner == player:
+                if self.camps[i].owner == player and self.options["camp_theft"]:
                     self.pending.append("take")
         for mesa in mesas:
             if mesa not in self.visited:
@@ -682,7 +731,7 @@ class AnasaziState(State):
         if self.markers_left() <= 0:
             self.ended = "markers"
         for c in COLOURS:
-            if self.track[c] >= TOWERS_PER_COLOUR:
+            if self.track[c] >= self.options["towers_to_end"]:
                 self.ended = f"towers:{c}"
         if self.ended:
             self.pending = [d for d in self.pending if d == "take"]
@@ -704,27 +753,28 @@ class AnasaziState(State):
             return []
         if self.phase == "camps":
             order = self.seat_order()
-            if self.step < 2 * self.num_players:
+            if self.step < self.options["setup_camps"] * self.num_players:
                 self.current = order[self.step % self.num_players]
                 return []
             # Objective cards are dealt only now (3.0): nobody knows theirs while placing camps.
             self.phase, self.step, self.current = "looks", 0, self.first_player
             return [Event("objectives-dealt", None)]
         if self.phase == "looks":
-            if len(self.setup_looked) < 3 and self.towers_on_table():
+            if len(self.setup_looked) < self.options["setup_looks"] and self.towers_on_table():
                 return []
             self.step += 1
             self.setup_looked = []
             if self.step < self.num_players:
                 self.current = self.seat_order()[self.step]
             else:
-                self.phase, self.current, self.actions_left = "play", self.first_player, 2
+                self.phase, self.current = "play", self.first_player
+                self.actions_left = self.options["actions_per_turn"]
             return []
         if self.ended:
             return self._finish()
         if self.actions_left <= 0:
             self.current = (self.current + 1) % self.num_players
-            self.actions_left, self.fresh = 2, []
+            self.actions_left, self.fresh = self.options["actions_per_turn"], []
         return []
 
     def _finish(self) -> list[Event]:
@@ -735,7 +785,10 @@ class AnasaziState(State):
 
     # -- scoring -------------------------------------------------------------------------------
     def bonus_winners(self) -> dict[str, int | None]:
-        """For each colour, the player with strictly the most treasures of it (None on a tie)."""
+        """For each colour, the player with strictly the most treasures of it (None on a tie;
+        None for every colour under the option bonus_treasures=false)."""
+        if not self.options["bonus_treasures"]:
+            return {c: None for c in COLOURS}
         out: dict[str, int | None] = {}
         for c in COLOURS:
             counts = [h[c] for h in self.hands]
@@ -810,8 +863,8 @@ class AnasaziState(State):
         """Points of the treasures held now, doubled for the objective cards of the players in
         `doubled`."""
         values = self.treasure_values()
-        doubled = set(doubled)
-        return [float(sum(n * values[c] * (2 if p in doubled and c == self.objectives[p] else 1)
+        doubled, times = set(doubled), self.options["objective_multiplier"]
+        return [float(sum(n * values[c] * (times if p in doubled and c == self.objectives[p] else 1)
                           for c, n in held.items()))
                 for p, held in enumerate(self.holdings())]
 
@@ -952,9 +1005,11 @@ class AnasaziState(State):
     def _deal(self) -> dict[str, Any]:
         """What setup dealt (tower colours, treasures, objective cards): fixed in a game."""
         geo = lg.table_geometry(self.table)
-        return {"seed": self.seed, "objectives": list(self.objectives),
+        deal = {"seed": self.seed, "objectives": list(self.objectives),
                 "towers": [self.towers[s] for s in geo.small_ids],
                 "treasures": [self.initial_treasures[s] for s in geo.treasure_ids]}
+        options = self.setup.options  # the rule options not the rulebook's (sizes: the table's)
+        return {**deal, "options": dict(options)} if options else deal
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-able data, hidden parts included: what `observe` shows
@@ -1012,6 +1067,7 @@ class AnasaziState(State):
         self.towers = dict(zip(geo.small_ids, deal["towers"]))
         self.initial_treasures = dict(zip(geo.treasure_ids, deal["treasures"]))
         self.objectives = tuple(deal["objectives"])
+        self.options = options_in_force(table.sizes, deal.get("options"))
         for name in ("phase", "current", "step", "actions_left", "ended"):
             setattr(self, name, d[name])
         for name in ("pending", "fresh", "setup_looked", "covered"):

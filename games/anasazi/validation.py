@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, Protocol, TypedDict
 
 import msgspec
 from msgspec import Meta
@@ -48,6 +48,7 @@ class CheckedState(Protocol):
     setup_looked: list[str]
     visited: set[str]
     bonus: dict[str, int | None]
+    options: dict[str, Any]
 
     def markers_left(self) -> int: ...
 
@@ -133,14 +134,14 @@ class ScalarsDoc(TypedDict):
     phase: Literal["camps", "looks", "play", "over"]
     current: Player
     step: Annotated[int, Meta(ge=0, le=100)]
-    actions_left: Annotated[int, Meta(ge=0, le=2)]
+    actions_left: Annotated[int, Meta(ge=0, le=4)]  # the option actions_per_turn: at most 4
     pending: Annotated[list[Annotated[str, Meta(pattern=r"^(take|look|look:\S{1,40})$")]], Meta(max_length=100)]
     fresh: Annotated[list[Count], Meta(max_length=2)]
     covered: Annotated[list[bool], Meta(max_length=1_000)]
     track: dict[Colour, Annotated[int, Meta(ge=0, le=TOWERS_PER_COLOUR)]]
     hands: Annotated[list[dict[Colour, Count]], Meta(max_length=4)]
     looked: Annotated[list[Ids], Meta(max_length=4)]
-    setup_looked: Annotated[list[Id], Meta(max_length=3)]
+    setup_looked: Annotated[list[Id], Meta(max_length=6)]  # the option setup_looks: at most 6
     visited: Ids
     ended: Annotated[str, Meta(pattern=r"^(|markers|towers:(red|blue|white|yellow))$")]
     bonus: dict[Colour, Player | None]
@@ -152,6 +153,8 @@ class DealDoc(TypedDict):
     objectives: Annotated[list[Colour], Meta(max_length=4)]
     towers: Annotated[list[Colour], Meta(max_length=1_000)]
     treasures: Annotated[list[Colour], Meta(max_length=1_000)]
+    # The rule options not the rulebook's (`games.anasazi.components.OPTIONS` checks each).
+    options: NotRequired[Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=100)]]
 
 
 class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
@@ -262,7 +265,8 @@ def _check_phase(state: CheckedState, mesas: set[str]) -> None:
     """The phase, the step, the end and the decision at hand agree."""
     phase, players = state.phase, state.num_players
     if phase == "camps":
-        require(state.step < 2 * players and len(state.camps) == state.step, "state.step",
+        require(state.step < state.options["setup_camps"] * players and len(state.camps) == state.step,
+                "state.step",
                 f"{len(state.camps)} base camps after {state.step} setup placements")
     if phase == "looks":
         require(state.step < players, "state.step", f"setup look turn {state.step} of {players} players")

@@ -195,4 +195,13 @@ def draw_state(state: AztekzState, ax: Axes | None = None, reveal: bool = False,
     ax.set_title(title or f"Aztekz, {state.num_players} players — {phase}"
                  + (f", player {state.turn} to act" if state.phase != "over" else
                     f", winners {state.winners()}"), fontsize=10)
+    _options_line(ax, state)
     return ax
+
+
+def _options_line(ax: Axes, state: AztekzState) -> None:
+    """The options in force that are not the rulebook's, in a small line under the drawing."""
+    text = state.game.options_text(state.options)
+    if text:
+        ax.text(0.0, -0.01, text, transform=ax.transAxes, fontsize=7, va="top", ha="left",
+                color="#7a1f1f", gid="options")

@@ -49,9 +49,9 @@ place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -64,6 +64,7 @@ from games.aztekz.components import HEROES, Components
 from games.aztekz.rules import (
     MOVE,
     OVER,
+    PILE_SCORINGS,
     PLACE,
     SETUP,
     AztekzState,
@@ -77,6 +78,7 @@ from games.aztekz.rules import (
     Steal,
     Step,
     Take,
+    pile_points,
 )
 from geomsim.discrete import SIDE_NAMES, SIDES
 from geomsim.compiled import compiling
@@ -89,7 +91,8 @@ PH_SETUP, PH_MOVE, PH_PLACE, PH_OVER = 0, 1, 2, 3
 PHASE_CODE = {SETUP: PH_SETUP, MOVE: PH_MOVE, PLACE: PH_PLACE, OVER: PH_OVER}
 
 # Parameters of the components: indices into `par`.
-(P_G, P_W, P_MAXH, P_CHIEF_STEPS, P_SLAVE_STEPS, P_THEFTS, P_STALL, P_KINDS) = range(8)
+(P_G, P_W, P_MAXH, P_CHIEF_STEPS, P_SLAVE_STEPS, P_THEFTS, P_STALL, P_KINDS, P_PILES,
+ P_FREE) = range(10)
 
 # Columns of `table`.
 T_MASK, T_ROT, T_OMASK, T_ORIENTATIONS = 0, 4, 8, 12
@@ -126,8 +129,18 @@ def params(comp: Components) -> Ints:
         raise ValueError(f"aztekz playouts: at most {MAX_KINDS} soul kinds, not {len(comp.soul_kinds)}")
     g = comp.grid_size
     stall = -1 if comp.stall_limit is None else comp.stall_limit
+    # The last two, the options pile_scoring and placement_mandatory, are set per batch.
     return np.array([g, 2 * g + 1, comp.max_heroes_per_card, comp.chief_steps, comp.slave_steps,
-                     comp.thefts_per_turn, stall, len(comp.soul_kinds)], dtype=np.int64)
+                     comp.thefts_per_turn, stall, len(comp.soul_kinds), 0, 0], dtype=np.int64)
+
+
+def with_options(par: Ints, options: Mapping[str, Any]) -> Ints:
+    """`par` with the options that are not components: the pile scoring curve (its index in
+    `PILE_SCORINGS`) and whether a placeable card may be returned."""
+    par = par.copy()
+    par[P_PILES] = list(PILE_SCORINGS).index(options["pile_scoring"])
+    par[P_FREE] = not options["placement_mandatory"]
+    return par
 
 
 def card_table(comp: Components) -> Ints:
@@ -204,7 +217,7 @@ def encode(state: AztekzState) -> dict[str, Ints]:
     sc[S_CELLS], sc[S_LABELLED] = len(state.grid.cells), -1
     sc[S_MINX], sc[S_MINY], sc[S_MAXX], sc[S_MAXY] = state.grid.bounds() or (0, 0, 0, 0)
     for p, piles in enumerate(state.piles):
-        sc[S_POINTS + p] = sum(n - 1 for _, n in piles)
+        sc[S_POINTS + p] = sum(pile_points(n, state.options["pile_scoring"]) for _, n in piles)
         sc[S_COLLECTED + p] = sum(n for _, n in piles)
     return {"cells": cells, "loose": loose, "heroes": heroes, "deck": deck, "supply": supply,
             "sc": sc}
@@ -241,14 +254,17 @@ def kernel_inputs(states: Sequence[AztekzState]) -> KernelInputs:
     states stacked (`ValueError` unless the states share components and number of players)."""
     if not states:
         raise ValueError("aztekz playouts: no states given")
-    comp, players = states[0].comp, states[0].num_players
+    comp, players, options = states[0].comp, states[0].num_players, states[0].options
     if any(s.comp is not comp for s in states):
         raise ValueError("aztekz playouts: all states of a batch must share their components")
+    if any(s.options != options for s in states):
+        raise ValueError("aztekz playouts: all states of a batch must share their options")
     if any(s.num_players != players for s in states):
         raise ValueError("aztekz playouts: all states of a batch must have as many players")
     coded = [encode(s) for s in states]
     cells, loose, heroes, deck, supply, sc = (np.stack([c[name] for c in coded]) for name in STATE_ARRAYS)
-    return (*tables(comp), cells, loose, heroes, deck, supply, sc)
+    par, table = tables(comp)
+    return (with_options(par, options), table, cells, loose, heroes, deck, supply, sc)
 
 
 def game_random_playouts(states: Sequence[State], seed: int = 0) -> Playouts:
@@ -495,7 +511,8 @@ def placements(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, acts
             for x in range(x_lo, x_hi + 1):
                 n = add_placements(par, table, cells, heroes, sc, acts, n, (y + g) * w + x + g)
     full = sc[S_CELLS] >= g * g
-    if n == 0 or (sc[S_PHASE] == PH_PLACE and full and sc[S_SCARE] < 0):  # rule place/compulsory
+    free = full or par[P_FREE] == 1  # option placement_mandatory
+    if n == 0 or (sc[S_PHASE] == PH_PLACE and free and sc[S_SCARE] < 0):  # rule place/compulsory
         acts[n] = A_RETURN
         n += 1
     return n
@@ -672,10 +689,22 @@ def scare_souls(cells: Ints, loose: Ints, heroes: Ints, supply: Ints, sc: Ints, 
 
 
 @numba.njit(cache=True)
-def bank(heroes: Ints, sc: Ints, player: int, owner: int, slave: int) -> None:
+def pile_score(curve: int, n: int) -> int:
+    """Rule score/piles: the points of a pile of `n` (`PILE_SCORINGS`, by index)."""
+    if curve == 1:
+        return n
+    if curve == 2:
+        return n * (n - 1) // 2
+    if curve == 3:
+        return (n - 1) * (n - 1)
+    return n - 1
+
+
+@numba.njit(cache=True)
+def bank(par: Ints, heroes: Ints, sc: Ints, player: int, owner: int, slave: int) -> None:
     """Rule piles/never-merge: a slave's pile becomes a new pile of `player` (kept as sums)."""
     n = heroes[H_N, owner, slave]
-    sc[S_POINTS + player] += n - 1
+    sc[S_POINTS + player] += pile_score(par[P_PILES], n)
     sc[S_COLLECTED + player] += n
     heroes[H_N, owner, slave] = 0
 
@@ -705,10 +734,10 @@ def apply_move(par: Ints, cells: Ints, loose: Ints, heroes: Ints, supply: Ints, 
     elif code == A_END:
         sc[S_PHASE] = PH_PLACE
     elif code == A_GIVE:
-        bank(heroes, sc, player, player, hero)
+        bank(par, heroes, sc, player, player, hero)
     elif code < A_TAKE:
         victim = code - A_STEAL
-        bank(heroes, sc, player, victim // 2, 1 + victim % 2)
+        bank(par, heroes, sc, player, victim // 2, 1 + victim % 2)
         sc[S_THEFTS] += 1
     else:  # take: the first soul of that kind in the card's list
         kind = code - A_TAKE

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar, TypeVar
@@ -49,6 +49,7 @@ from geomsim.discrete import (
     neighbour,
 )
 from geomsim.notation import Form, Notation, one_of, whole, word
+from geomsim.options import Option, Variant, declare, resolve
 from geomsim.reading import DataError, convert, dumps, index, require, short
 from geomsim.rules import (
     ENGINE_FORM_RULE,
@@ -306,6 +307,44 @@ RULES: dict[str, Rule] = {r.id: r for r in (
 )}
 
 
+# -- options: what a designer may change (geomsim.options) ---------------------------------------
+# How a pile of n identical souls scores (`aztekz/score/piles`): the rulebook's n - 1, or others.
+PILE_SCORINGS: dict[str, Callable[[int], int]] = {
+    "size-1": lambda n: n - 1,
+    "size": lambda n: n,
+    "triangular": lambda n: n * (n - 1) // 2,
+    "square": lambda n: (n - 1) ** 2,
+}
+# Options that are component numbers (components.json): an option sets the component, and a
+# component set by a setup's ``components`` is the option in force.
+COMPONENT_OPTIONS = {"grid_size": "grid_size", "heroes_per_card": "max_heroes_per_card",
+                     "slave_steps": "slave_steps"}
+
+OPTIONS, VARIANTS = declare([
+    Option("grid_size", int, 5, "the pyramid's bound: at most N x N cards (7 at most: the "
+           "compiled player's action codes)", ("aztekz/place/bound", "aztekz/place/compulsory"),
+           low=2, high=7),
+    Option("heroes_per_card", int, 4, "heroes that may stand on one pyramid card (a player's "
+           "three start together)", ("aztekz/move/capacity",), low=3, high=12),
+    Option("slave_steps", int, 3, "steps a slave may move in a turn", ("aztekz/move/slave-three-steps",),
+           low=1, high=8),
+    Option("pile_scoring", str, "size-1", "points of a pile of n souls: n - 1 (the rulebook), n, "
+           "n(n - 1)/2 (triangular) or (n - 1)^2 (square)", ("aztekz/score/piles",),
+           choices=tuple(PILE_SCORINGS)),
+    Option("placement_mandatory", bool, True, "a card that can be placed must be placed while "
+           "the N x N grid is not complete (false: a player may always return it)",
+           ("aztekz/place/compulsory",)),
+], [
+    Variant("big-pyramid", {"grid_size": 6}, "a 6 x 6 pyramid"),
+    Variant("free-placement", {"placement_mandatory": False}, "placing a card is never compulsory"),
+])
+
+
+def pile_points(n: int, scoring: str) -> int:
+    """The points of a pile of `n` identical souls (`aztekz/score/piles`, option pile_scoring)."""
+    return PILE_SCORINGS[scoring](n)
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -340,6 +379,25 @@ def _pile_on_top(given: Any, drawn: list[T], field: str, problem: str) -> list[T
     return list(given) + rest
 
 
+def _with_component_options(components: Any, chosen: Mapping[str, Any]) -> Any:
+    """A setup's component overrides with the component options of `chosen` (each checked:
+    `DataError` naming the option and its allowed values) laid over them."""
+    values = resolve(OPTIONS, chosen)
+    found = {COMPONENT_OPTIONS[n]: values[n] for n in chosen if n in COMPONENT_OPTIONS}
+    if not found:
+        return components
+    if components is not None and not isinstance(components, Mapping):
+        raise DataError("components", f"expected an object of overrides, got {short(components)}")
+    return {**(components or {}), **found}
+
+
+def options_in_force(comp: Components, chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """Every option's value: `chosen` over the defaults, the component options as `comp` has them."""
+    values = resolve(OPTIONS, chosen)
+    values.update({n: getattr(comp, c) for n, c in COMPONENT_OPTIONS.items()})
+    return values
+
+
 class AztekzGame(Game):
     """Aztekz: 2 to 4 players lead their heroes through a labyrinth of pyramid cards to collect souls."""
 
@@ -351,10 +409,15 @@ class AztekzGame(Game):
     hidden_information = True  # the order of the draw pile and of the face-down souls
     playout_requires = ("numba",)
 
-    def make_setup(self, players: int, seed: int, components: dict[str, Any] | None = None
-                   ) -> dict[str, Any]:
-        """A random setup: shuffled deck (card ids, top first), shuffled souls, first player."""
+    options, variants = OPTIONS, VARIANTS
+
+    def make_setup(self, players: int, seed: int, options: Mapping[str, Any] | None = None,
+                   components: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A random setup: shuffled deck (card ids, top first), shuffled souls, first player;
+        `options` (checked) written with it."""
         self.check_players(players)
+        chosen = dict(options or {})
+        resolve(OPTIONS, chosen)
         comp = load_components(components)
         rng = np.random.default_rng(seed)
         souls = comp.souls()
@@ -366,10 +429,14 @@ class AztekzGame(Game):
         }
         if components is not None:
             setup["components"] = components
+        if chosen:
+            setup["options"] = chosen
         return setup
 
-    def new_state(self, players: int, seed: int | None = None, setup: Any = None) -> AztekzState:
-        """A state at the start of setup, from `seed` or an explicit `setup` (see `make_setup`)."""
+    def new_state(self, players: int, seed: int | None = None, setup: Any = None,
+                  options: Mapping[str, Any] | None = None) -> AztekzState:
+        """A state at the start of setup, from `seed` or an explicit `setup` (see `make_setup`),
+        under `options` laid over the setup's."""
         self.check_players(players)
         seed = 0 if seed is None else seed
         given = setup is not None
@@ -378,11 +445,12 @@ class AztekzGame(Game):
             raise DataError("setup", f"expected an object, got {type(setup).__name__}")
         if given:
             convert(setup, validation.SetupDoc)
-        comp = load_components(setup.get("components"))
+        chosen = {**(setup.get("options") or {}), **(options or {})}
+        comp = load_components(_with_component_options(setup.get("components"), chosen))
         require(setup.get("players", players) == players, "players",
                 f"the setup is for {short(setup.get('players'))} players, not {players}")
         # What a given setup leaves out comes from the seeded random setup.
-        drawn = self.make_setup(players, seed, setup.get("components")) if given else setup
+        drawn = self.make_setup(players, seed, components=setup.get("components")) if given else setup
         first = setup.get("first", drawn["first"])
         index(first, players, "first", "player")
         deck = _pile_on_top(setup.get("deck"), drawn["deck"], "deck",
@@ -391,6 +459,7 @@ class AztekzGame(Game):
                              f"soul pieces, at most {comp.souls_per_kind} of each of "
                              f"{', '.join(comp.soul_kinds)}")
         state = AztekzState(self, comp, players, first)
+        state.options = options_in_force(comp, chosen)
         state.deck = Deck(list(deck))
         state.supply = Deck(list(souls))
         state._draw(soul=False)
@@ -411,7 +480,7 @@ class AztekzGame(Game):
         """The state that `AztekzState.to_json` wrote (the history read when first used)."""
         data, history = read_state_json(text, validation.StateDoc, "aztekz state")
         validation.check_counts(data)
-        comp = load_components(data["components"])
+        comp = load_components(_with_component_options(data["components"], data["options"]))
         state = AztekzState.from_dict(self, data, comp)
         validation.check_state(state)
         state._history_from_json(data, history)
@@ -533,7 +602,8 @@ class AztekzState(State):
             return FiniteActionSpace(a for a in self._move_candidates(player)
                                      if not self._violations(a, player))
         places = self.placements()
-        if not places or (self.phase == PLACE and self.grid.is_full() and self.scare is None):
+        free = self.grid.is_full() or not self.options["placement_mandatory"]
+        if not places or (self.phase == PLACE and free and self.scare is None):
             places.append(Return())
         return FiniteActionSpace(places)
 
@@ -868,13 +938,14 @@ class AztekzState(State):
         if self.scare is not None:
             return [_v("scare/move-on-and-cover", f"souls were scared from {key(self.scare)}: the "
                        "card must be placed there", cell=key(self.scare))]
-        if self.phase == PLACE and self.grid.is_full():
+        if self.phase == PLACE and (self.grid.is_full() or not self.options["placement_mandatory"]):
             return []
         options = self.placements()
         if options:
             return [_v("place/compulsory", f"the card can be placed ({len(options)} ways, e.g. "
                        f"{options[0]}); placing is compulsory until {self.comp.grid_size} x "
-                       f"{self.comp.grid_size} cards show", ways=len(options))]
+                       f"{self.comp.grid_size} cards show"
+                       + self.option_note("grid_size", "placement_mandatory"), ways=len(options))]
         return []
 
     # -- applying -----------------------------------------------------------------------------
@@ -977,8 +1048,9 @@ class AztekzState(State):
 
     # -- scores -------------------------------------------------------------------------------
     def scores(self) -> list[float]:
-        """Rule ``aztekz/score/piles``: each pile scores its size minus one."""
-        return [float(sum(n - 1 for _, n in piles)) for piles in self.piles]
+        """Rule ``aztekz/score/piles``: each pile scores its size minus one (option pile_scoring)."""
+        curve = PILE_SCORINGS[self.options["pile_scoring"]]
+        return [float(sum(curve(n) for _, n in piles)) for piles in self.piles]
 
     def figures(self) -> dict[str, Any]:
         """Numbers for batch analysis: cards showing, piles made and the souls in them; how the
@@ -1011,7 +1083,10 @@ class AztekzState(State):
 
     # -- data ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The whole state as JSON-able data (the options only where not the rulebook's)."""
+        changed = {n: v for n, v in self.changed_options().items() if n not in COMPONENT_OPTIONS}
         return {
+            **({"options": changed} if changed else {}),
             "components": self.comp.data,
             "players": self.num_players,
             "first": self.first,
@@ -1043,6 +1118,7 @@ class AztekzState(State):
         """The state that `to_dict` wrote (history aside; `game.state_from_json` checks it)."""
         comp = load_components(d["components"]) if comp is None else comp
         state = cls(game, comp, d["players"], d["first"])
+        state.options = options_in_force(comp, d.get("options") or {})
         state.grid = BoundedGrid.from_json(d["grid"])
         state.stacks = {cell_of(k): list(v) for k, v in d["stacks"].items()}
         state.loose = {cell_of(k): list(v) for k, v in d["loose"].items()}

@@ -58,6 +58,8 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     scare: CellKey | None
     dropped: Annotated[list[tuple[CellKey, Kind]], Meta(max_length=10_000)]  # (card, soul kind)
     stall: Small
+    # The options that are not the rulebook's, component options aside (`games.aztekz.rules.OPTIONS`).
+    options: Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=100)] = {}
     history: msgspec.Raw = msgspec.Raw(b"[]")
 
 
@@ -70,6 +72,7 @@ class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):
     deck: Annotated[list[Count], Meta(max_length=10_000)] | UnsetType = UNSET
     souls: Annotated[list[Kind], Meta(max_length=10_000)] | UnsetType = UNSET
     components: dict[str, Any] | None = None
+    options: Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=100)] | None = None
 
 
 def check_counts(data: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@
 (`text.py`), action ids and observation tensor (`encoding.py`), compiled random player
 (`playout.py`, numba), each loaded when first asked for."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from games.cibola.rules import Cibola
@@ -17,10 +18,10 @@ GAME = Cibola(parts=Parts(
 ))
 
 
-def make_setup(players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:
-    """The explicit setup (deck order, totems, torch keeper, explorers) that `seed` gives, as
-    JSON-able data that `GAME.new_state(players, setup=...)` accepts."""
-    return GAME.make_setup(players, seed, copy_totem)
+def make_setup(players: int, seed: int, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The explicit setup (deck order, totems, torch keeper, explorers) that `seed` gives under
+    `options`, as JSON-able data that `GAME.new_state(players, setup=...)` accepts."""
+    return GAME.make_setup(players, seed, options)
 
 
 __all__ = ["GAME", "make_setup"]

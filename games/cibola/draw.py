@@ -47,7 +47,16 @@ def draw_state(state: CibolaState, ax: Axes | None = None, reveal: bool = False)
                 for name, c in zip(TREASURES, state.components.columns)]
            + [("rock", {"facecolor": ROCK_COLOUR, "edgecolor": "black"})],
            loc="upper right", ncols=3, fontsize=7)
+    _options_line(ax, state)
     return ax
+
+
+def _options_line(ax: Axes, state: CibolaState) -> None:
+    """The options in force that are not the rulebook's, in a small line under the drawing."""
+    text = state.game.options_text(state.options)
+    if text:
+        ax.text(0.0, -0.01, text, transform=ax.transAxes, fontsize=7, va="top", ha="left",
+                color="#7a1f1f", gid="options")
 
 
 def _title(state: CibolaState) -> str:

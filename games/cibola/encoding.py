@@ -43,22 +43,26 @@ STAGES = ("send", "obtain", "round-end", "final", "over")
 DECISIONS = ("take", "rock", "totem", "move", "copy")
 
 
-def actions(components: Components) -> list[Action]:
-    """Every action with an id, in id order (see the module docstring)."""
+def actions(components: Components, explorers: int | None = None) -> list[Action]:
+    """Every action with an id, in id order (see the module docstring); `explorers`: all the
+    explorers of the game (the option explorers), by default the components'."""
     chambers = [(c.treasure, k + 1) for c in components.columns for k in range(len(c.values))]
     totems = sorted(t.id for t in components.totems)
-    return ([Send(n) for n in range(components.explorers + 1)] + [Take(s) for s in SLOTS]
+    explorers = components.explorers if explorers is None else explorers
+    return ([Send(n) for n in range(explorers + 1)] + [Take(s) for s in SLOTS]
             + [PlaceRock(col, k) for col, k in chambers] + [ChooseTotem(t) for t in totems]
             + [MoveRock(col, k, d) for d in ("down", "up") for col, k in chambers]
             + [CopyTotem(t) for t in totems])
 
 
 class CibolaEncoding(ListedEncoding):
-    """Action ids and observation tensor of Cibola for one player count and set of components."""
+    """Action ids and observation tensor of Cibola for one player count, set of components and
+    number of explorers in the game (the option explorers changes the ``send`` ids)."""
 
-    def __init__(self, components: Components, players: int):
-        super().__init__(actions(components))
+    def __init__(self, components: Components, players: int, explorers: int | None = None):
+        super().__init__(actions(components, explorers))
         self.components, self.players = components, players
+        self.explorers = components.explorers if explorers is None else explorers
         cards = sorted(c.id for c in components.cards)
         totems = sorted(t.id for t in components.totems)
         self.card_index = {c: i for i, c in enumerate(cards)}
@@ -84,7 +88,7 @@ class CibolaEncoding(ListedEncoding):
         seen = state.observe(player)
         lay, out = self.layout, self.layout.empty()
         view = functools.partial(lay.view, out)
-        scale = 1.0 / max(self.components.explorers, 1)
+        scale = 1.0 / max(self.explorers, 1)
         one_hot(view("observer"), player)
         view("round")[0] = seen["round"] / self.rounds
         one_hot(view("stage"), STAGES.index(seen["stage"]))
@@ -143,6 +147,15 @@ def game_encoding(players: int) -> CibolaEncoding:
 
 
 def state_encoding(state: CibolaState) -> CibolaEncoding:
-    """The encoding of `state`'s own components and player count (the part `State.encoding`
-    asks for: a state read with other components has other ids)."""
-    return encoding(state.components, state.num_players)
+    """The encoding of `state`'s own components, player count and explorers (the part
+    `State.encoding` asks for: a state read with other components or options has other ids)."""
+    explorers = state.explorers_in_game
+    if explorers == state.components.explorers:
+        return encoding(state.components, state.num_players)
+    return _with_explorers(state.components, state.num_players, explorers)
+
+
+@functools.lru_cache(maxsize=16)
+def _with_explorers(components: Components, players: int, explorers: int) -> CibolaEncoding:
+    """The encoding of a game whose option explorers deals `explorers` in all (made once)."""
+    return CibolaEncoding(components, players, explorers)

@@ -67,6 +67,7 @@ import numpy as np
 from games.cibola import GAME
 from games.cibola.components import TREASURES, Components
 from games.cibola.rules import (
+    CAMP_SHARES,
     CARDS_PER_ROUND,
     SLOTS,
     ChooseTotem,
@@ -93,6 +94,7 @@ EFFECT_CODES = {"treasure-bonus": 1, "treasure-value": 2, "cancel": 3, "explorer
                 "move-rock": 5, "take-explorers": 6, "copy": 7}
 E_BONUS, E_VALUE, E_CANCEL, E_EXPLORER, E_MOVE, E_TAKE_EXPLORERS, E_COPY = 1, 2, 3, 4, 5, 6, 7
 SYMBOL_CODES = {None: 0, "rock": 1, "totem": 2}
+SHARE_EQUAL, SHARE_FIRST = CAMP_SHARES.index("equal"), CAMP_SHARES.index("first")
 SYM_ROCK, SYM_TOTEM = 1, 2
 
 # -- capacities -------------------------------------------------------------------------------
@@ -137,7 +139,8 @@ T_EFFECT = T_COL_MAJORITY + COLUMNS               # [id]: EFFECT_CODES of totem 
 T_TREASURE = T_EFFECT + ID_CAP                    # [id]: the totem's treasure column, -1: none
 T_AMOUNT = T_TREASURE + ID_CAP                    # [id]: its points, count or step
 T_ROCKS = T_AMOUNT + ID_CAP                       # rocks in the box
-TABLES_SIZE = T_ROCKS + 1
+T_SHARE = T_ROCKS + 1                             # the option camp_share: CAMP_SHARES index
+TABLES_SIZE = T_SHARE + 1
 
 
 # -- encoding (Python) ------------------------------------------------------------------------
@@ -429,12 +432,20 @@ def _reveal_sends(b: np.ndarray, t: np.ndarray) -> None:
         b[EXPLORERS + q] -= b[SEALED + q]
         b[IN_TEMPLE + q] = b[SEALED + q]
         zero += b[SEALED + q] == 0
-    if zero > 0:  # `cibola/send/camp-share`
+    share = t[T_SHARE]
+    if zero > 0 and share == SHARE_EQUAL:  # `cibola/send/camp-share`
         each = b[S_CAMP] // zero
         for q in range(p):
             if b[SEALED + q] == 0:
                 b[EXPLORERS + q] += each
         b[S_CAMP] -= each * zero
+    elif zero > 0 and share == SHARE_FIRST:  # all to the first zero-sender from the torch keeper
+        for i in range(p):
+            q = (b[S_TORCH] + i) % p
+            if b[SEALED + q] == 0:
+                b[EXPLORERS + q] += b[S_CAMP]
+                b[S_CAMP] = 0
+                break
     _set_order(b)
     cards = 0
     for s in range(CARDS_PER_ROUND):
@@ -704,13 +715,16 @@ def random_playouts(states: Sequence[CibolaState], seed: int = 0) -> Playouts:
     if not states:
         return Playouts(np.zeros((0, 0)), np.zeros((0, 0), bool), np.zeros((0, 3), np.int64),
                         np.zeros(1, np.int64), decode)
-    players, components = states[0].num_players, states[0].components
+    players, components, options = states[0].num_players, states[0].components, states[0].options
     for s in states:
         if s.num_players != players or (s.components is not components
-                                        and s.components != components):
-            raise ValueError("cibola playouts: one batch holds states of one player count and "
-                             "one set of components")
-    tables = _tables_of(components)
+                                        and s.components != components) or s.options != options:
+            raise ValueError("cibola playouts: one batch holds states of one player count, "
+                             "one set of components and one set of options")
+    tables = _tables_of(components).copy()
+    # The options the kernel reads; the others are in each state's record (explorers, deck,
+    # revealed totems) or in its components (the temple's columns).
+    tables[T_SHARE] = CAMP_SHARES.index(options["camp_share"])
     records: list[int] = []
     starts = []
     for s in states:

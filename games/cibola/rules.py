@@ -27,6 +27,8 @@ clockwise `seat_order` from the torch keeper.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +37,8 @@ import numpy as np
 
 from games.cibola import validation
 from games.cibola.components import (
-    TOTEMS_REVEALED,
     TREASURES,
+    Column,
     Components,
     Totem,
     default_components,
@@ -44,6 +46,7 @@ from games.cibola.components import (
 )
 from geomsim.discrete import Deck, SealedChoices, rank_by, seat_order
 from geomsim.notation import Form, Notation, one_of, whole
+from geomsim.options import Option, Variant, declare, resolve
 from geomsim.reading import DataError, convert, short
 from geomsim.rules import (
     EMPTY_SPACE,
@@ -171,6 +174,39 @@ RULES: dict[str, Rule] = dict([
 ])
 
 
+# -- options: what a designer may change (geomsim.options) ---------------------------------------
+# Chamber values of the temple's columns (top first, in TREASURES order) that the option
+# `temple` offers beside the components' own: the earlier proposal of FACTS.md.
+TEMPLES: dict[str, tuple[tuple[int, ...], ...] | None] = {
+    "default": None,
+    "earlier": ((6, 4, 2, 1), (5, 3, 2, 0), (4, 3, 1, -2), (12, 8, 4), (-4, -8, -12)),
+}
+CAMP_SHARES = ("equal", "first", "none")
+ROUNDS = 8  # the rulebook's rounds: the whole deck
+
+OPTIONS, VARIANTS = declare([
+    Option("explorers", int, 0, "explorers each player receives (0: the rulebook's 24 shared "
+           "equally, 12 / 8 / 6 for 2 / 3 / 4 players)", ("cibola/setup/explorers",),
+           low=0, high=30),
+    Option("rounds", int, ROUNDS, "rounds of play: each deck gives 2 cards a round, the rest stay "
+           "in the box (8: the whole deck)", ("cibola/round/stages", "cibola/setup/decks",
+                                            "cibola/end/deck-out"), low=1, high=ROUNDS),
+    Option("totems_revealed", int, 5, "totem cards revealed above the temple (the rest stay in "
+           "the box)", ("cibola/setup/totems",), low=1, high=10),
+    Option("temple", str, "default", "chamber values of the temple's columns: the components' "
+           "(default) or FACTS.md's earlier proposal (earlier: 6/4/2/1, 5/3/2/0, 4/3/1/-2, "
+           "12/8/4, -4/-8/-12)", ("cibola/score/visible-value",), choices=tuple(TEMPLES)),
+    Option("copy_totem", bool, True, "the totem card 'perform the action of another totem card' "
+           "is in play", ("cibola/totem/copy-variant", "cibola/totem/copy")),
+    Option("camp_share", str, "equal", "how players who sent no explorers share the camp: "
+           "equally (the rest stays), all to the first of them clockwise from the torch keeper, "
+           "or none (the camp keeps them)", ("cibola/send/camp-share",), choices=CAMP_SHARES),
+], [
+    Variant("no-copy-totem", {"copy_totem": False}, "the rulebook's variant for greater control: "
+            "play without the copy totem card"),
+])
+
+
 # -- actions ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Send(Action):
@@ -280,10 +316,18 @@ def parse_action(text: str) -> Action:
 
 
 # -- pure rules over numbers ---------------------------------------------------------------
-def share_camp(camp: int, sent: list[int]) -> tuple[list[int], int]:
-    """What each zero-sender takes from the camp, and what stays there (`cibola/send/camp-share`)."""
+def share_camp(camp: int, sent: list[int], mode: str = "equal", torch: int = 0
+               ) -> tuple[list[int], int]:
+    """What each zero-sender takes from the camp, and what stays there (`cibola/send/camp-share`;
+    `mode` the option camp_share: equal shares, all to the first zero-sender clockwise from the
+    torch keeper `torch`, or none)."""
     zero = [p for p, n in enumerate(sent) if n == 0]
-    each = camp // len(zero) if zero else 0
+    if not zero or mode == "none":
+        return [0] * len(sent), camp
+    if mode == "first":
+        first = next(p for p in seat_order(torch, len(sent)) if sent[p] == 0)
+        return [camp if p == first else 0 for p in range(len(sent))], 0
+    each = camp // len(zero)
     return [each if n == 0 else 0 for n in sent], camp - each * len(zero)
 
 
@@ -302,31 +346,69 @@ def takes_queue(order: list[int], cards: int) -> list[int]:
 
 
 def make_setup(components: Components, players: int, seed: int | None,
-               copy_totem: bool = True) -> dict[str, Any]:
-    """A random setup from `seed`: deck order (deck I shuffled on top of deck II shuffled),
-    5 revealed totems (the rest boxed), the torch keeper, explorers dealt equally."""
+               options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A random setup from `seed` under `options` (all of them, `Cibola.resolve_options`):
+    deck order (deck I shuffled on top of deck II shuffled; with fewer rounds, 2 cards of each
+    deck a round, the rest in the box), the revealed totems (the rest boxed), the torch keeper,
+    explorers dealt equally."""
+    options = options or Cibola.options_in_force()
     rng = np.random.default_rng(seed)
-    deck = []
+    deck, box = [], []
     for d in (1, 2):
         ids = components.deck_ids(d)
-        deck += [ids[i] for i in rng.permutation(len(ids))]
-    pool = _totem_pool(components, copy_totem)
+        shuffled = [ids[i] for i in rng.permutation(len(ids))]
+        keep = len(ids) if options["rounds"] == ROUNDS else 2 * options["rounds"]
+        deck += shuffled[:keep]
+        box += shuffled[keep:]
+    pool = totem_pool(components, options)
     shuffled = [pool[i] for i in rng.permutation(len(pool))]
-    return {
+    revealed = revealed_totems(options, pool)
+    setup = {
         "players": players,
         "deck": deck,
-        "totems": shuffled[:TOTEMS_REVEALED],
-        "boxed_totems": shuffled[TOTEMS_REVEALED:],
+        "totems": shuffled[:revealed],
+        "boxed_totems": shuffled[revealed:],
         "torch": int(rng.integers(players)),
-        "explorers": [components.explorers_per_player[players]] * players,
+        "explorers": [explorers_each(components, options, players)] * players,
         "camp": 0,
-        "options": {"copy_totem": copy_totem},
+        "options": {k: v for k, v in options.items() if v != OPTIONS[k].default},
     }
+    if box:
+        setup["box"] = sorted(box)
+    return setup
 
 
-def _totem_pool(components: Components, copy_totem: bool) -> list[int]:
+def totem_pool(components: Components, options: Mapping[str, Any]) -> list[int]:
     """The totem ids in play: all, or all but the copy card (`cibola/totem/copy-variant`)."""
-    return [t.id for t in components.totems if copy_totem or t.kind != "copy"]
+    return [t.id for t in components.totems if options["copy_totem"] or t.kind != "copy"]
+
+
+def revealed_totems(options: Mapping[str, Any], pool: list[int]) -> int:
+    """How many totems are revealed above the temple (`cibola/setup/totems`, option
+    totems_revealed): as many as the option says, or all in play if fewer."""
+    return min(int(options["totems_revealed"]), len(pool))
+
+
+def explorers_each(components: Components, options: Mapping[str, Any], players: int) -> int:
+    """The explorers each player receives (`cibola/setup/explorers`, option explorers)."""
+    return int(options["explorers"]) or components.explorers_per_player[players]
+
+
+def under_options(components: Components, temple: str) -> Components:
+    """`components` with the temple's columns the option temple names (itself for "default");
+    one object for equal arguments, so that compiled tables and encodings are made once."""
+    return components if TEMPLES[temple] is None else _with_temple(components, temple)
+
+
+@functools.lru_cache(maxsize=32)
+def _with_temple(components: Components, temple: str) -> Components:
+    values = TEMPLES[temple]
+    assert values is not None, "the default temple is the components' own"
+    columns = tuple(Column(c.treasure, c.colour, c.scoring, v) for c, v in zip(components.columns, values))
+    data = {**components.data, "columns": [
+        {"treasure": c.treasure, "colour": c.colour, "scoring": c.scoring, "values": list(c.values)}
+        for c in columns]}
+    return dataclasses.replace(components, columns=columns, data=data)
 
 
 def _setup_error(field: str, message: str, rule: str | None = None) -> DataError:
@@ -345,12 +427,21 @@ class Cibola(Game):
     hidden_information = True
     playout_requires = ("numba",)
 
+    options, variants = OPTIONS, VARIANTS
+
+    @classmethod
+    def options_in_force(cls, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Every option's value: the defaults, then `given` (each checked)."""
+        return resolve(OPTIONS, given)
+
     def new_state(self, players: int, seed: int | None = None,
-                  setup: Mapping[str, Any] | None = None) -> CibolaState:
+                  setup: Mapping[str, Any] | None = None,
+                  options: Mapping[str, Any] | None = None) -> CibolaState:
         """A state at the start of play. `setup` may give any of: ``deck`` (card ids, top first),
-        ``totems`` (the 5 revealed ids), ``torch``, ``explorers`` (per player) and ``camp``,
-        ``options`` ({"copy_totem": bool}), ``components`` (overrides of components.json keys) or
-        ``data`` (a components file); what it leaves out is drawn from `seed`."""
+        ``totems`` (the revealed ids), ``torch``, ``explorers`` (per player) and ``camp``,
+        ``box`` (cards out of play), ``options`` (see `OPTIONS`; `options` are laid over
+        them), ``components`` (overrides of components.json keys) or ``data`` (a components
+        file); what it leaves out is drawn from `seed`."""
         self.check_players(players)
         if setup is not None and not isinstance(setup, Mapping):
             raise _setup_error("setup", f"expected a mapping, got {type(setup).__name__}")
@@ -358,40 +449,64 @@ class Cibola(Game):
         convert(setup, validation.SetupDoc)
         if setup.get("players", players) != players:
             raise _setup_error("players", f"setup is for {setup['players']} players, not {players}")
-        components = _components(setup)
-        options = {"copy_totem": True, **(setup.get("options") or {})}
-        if set(options) != {"copy_totem"} or not isinstance(options["copy_totem"], bool):
-            raise _setup_error("options", f"expected {{'copy_totem': true|false}}, got {options!r}")
-        full = {**make_setup(components, players, seed, options["copy_totem"]), **setup,
-                "options": options}
+        in_force = self.options_in_force({**(setup.get("options") or {}), **(options or {})})
+        components = under_options(_components(setup), in_force["temple"])
+        drawn = make_setup(components, players, seed, in_force)
+        full = {**drawn, **setup, "options": in_force}
+        pool = totem_pool(components, in_force)
         if "totems" in setup and "boxed_totems" not in setup:
-            full["boxed_totems"] = [t for t in _totem_pool(components, options["copy_totem"])
-                                    if t not in setup["totems"]]
-        pool = _totem_pool(components, options["copy_totem"])
-        validation.check_setup(components, players, full, pool)
+            full["boxed_totems"] = [t for t in pool if t not in setup["totems"]]
+        if "deck" in setup and "box" not in setup:
+            full["box"] = sorted(c.id for c in components.cards if c.id not in setup["deck"]) \
+                if in_force["rounds"] != ROUNDS else []
+        full.setdefault("box", [])
+        validation.check_setup(components, players, full, pool, _limits(components, in_force, players))
         state = CibolaState.from_setup(self, components, players, full)
-        validation.check_made(state, pool)  # what is accepted reads back
+        validation.check_made(state, pool, state.explorers_in_game)  # what is accepted reads back
         return state
 
-    def make_setup(self, players: int, seed: int, copy_totem: bool = True) -> dict[str, Any]:
-        """A random setup from `seed` as JSON-able data that `new_state(setup=...)` accepts."""
+    def make_setup(self, players: int, seed: int, options: Mapping[str, Any] | None = None
+                   ) -> dict[str, Any]:
+        """A random setup from `seed` (under `options`) as JSON-able data that
+        `new_state(setup=...)` accepts."""
         self.check_players(players)
-        return make_setup(default_components(), players, seed, copy_totem)
+        in_force = self.options_in_force(options)
+        return make_setup(under_options(default_components(), in_force["temple"]), players, seed,
+                          in_force)
 
     def parse_action(self, text: str) -> Action:
         """The action written in text form (see the module docstring)."""
         return parse_action(text)
 
     def state_from_json(self, text: str) -> CibolaState:
-        """The state that `CibolaState.to_json` wrote."""
+        """The state that `CibolaState.to_json` wrote (without ``options``: the rulebook's)."""
         data, history = read_state_json(text, validation.StateDoc, "cibola state")
+        in_force = self.options_in_force(data["options"])
         components = _components({"components": data["components"]} if data["components"] else {})
-        players = validation.check_data(data, components, _totem_pool(components, data["options"]["copy_totem"]))
+        components = under_options(components, in_force["temple"])
+        players = len(data["explorers"])
+        pool = totem_pool(components, in_force)
+        validation.check_data(data, components, pool, explorers_in_game(components, in_force, players))
         state = CibolaState(self, components, players)
         state._load(data)
+        state.options = in_force
         validation.check_stage(state)
         state._history_from_json(data, history)
         return state
+
+
+def explorers_in_game(components: Components, options: Mapping[str, Any], players: int) -> int:
+    """All the explorers of a game (with the players, in the temple and in the camp)."""
+    return explorers_each(components, options, players) * players if options["explorers"] \
+        else components.explorers
+
+
+def _limits(components: Components, options: Mapping[str, Any], players: int) -> validation.Limits:
+    """What the options make of a setup's counts, for `validation.check_setup`."""
+    pool = totem_pool(components, options)
+    cards = None if options["rounds"] == ROUNDS else 2 * options["rounds"]
+    return validation.Limits(explorers_in_game(components, options, players),
+                             revealed_totems(options, pool), cards)
 
 
 def _components(setup: Mapping[str, Any]) -> Components:
@@ -412,7 +527,6 @@ class CibolaState(State):
 
     game: Cibola
     components: Components
-    options: dict[str, bool]
     deck: Deck[int]
     row: list[int | None]  # the revealed cards by slot, None where taken
     box: list[int]
@@ -449,7 +563,7 @@ class CibolaState(State):
         s = cls(game, components, players)
         s.options = dict(setup["options"])
         s.deck = Deck(list(setup["deck"]))
-        s.row, s.box = [None] * CARDS_PER_ROUND, []
+        s.row, s.box = [None] * CARDS_PER_ROUND, list(setup["box"])
         s.explorers, s.camp = list(setup["explorers"]), setup["camp"]
         s.sent, s.in_temple = [0] * players, [0] * players
         s.sealed = None
@@ -488,6 +602,11 @@ class CibolaState(State):
     def visible_value(self, column: int) -> int:
         """The value of a column's first uncovered chamber from the top (`cibola/score/visible-value`)."""
         return self._columns[column].values[self.covered[column].index(False)]
+
+    @property
+    def explorers_in_game(self) -> int:
+        """All the explorers of this game (the option explorers, else the components')."""
+        return explorers_in_game(self.components, self.options, self.num_players)
 
     @property
     def rocks_left(self) -> int:
@@ -635,7 +754,8 @@ class CibolaState(State):
         n = action.explorers
         if not _is_int(n) or not 0 <= n <= have:
             return [Violation("cibola/send/count", f"player {player} has {have} explorers: send 0 "
-                              f"to {have}, not {n!r}", {"sent": n, "explorers": have})]
+                              f"to {have}, not {n!r}" + self.option_note("explorers"),
+                              {"sent": n, "explorers": have})]
         return []
 
     def _take_violations(self, action: Take) -> list[Violation]:
@@ -662,7 +782,9 @@ class CibolaState(State):
     def _totem_violations(self, action: ChooseTotem) -> list[Violation]:
         if not _is_int(action.totem) or action.totem not in self.offer:
             return [Violation("cibola/symbol/totem", f"totem {action.totem!r} does not lie above the "
-                              f"temple (there: {self.offer})", {"offer": list(self.offer)})]
+                              f"temple (there: {self.offer})"
+                              + self.option_note("totems_revealed", "copy_totem"),
+                              {"offer": list(self.offer)})]
         return []
 
     def _move_violations(self, action: MoveRock) -> list[Violation]:
@@ -685,7 +807,8 @@ class CibolaState(State):
     def _copy_violations(self, action: CopyTotem) -> list[Violation]:
         if not _is_int(action.totem) or action.totem not in self._copyable():
             return [Violation("cibola/totem/copy", f"totem {action.totem!r} is not another totem "
-                              f"card used during the game (used: {self._copyable()})",
+                              f"card used during the game (used: {self._copyable()})"
+                              + self.option_note("copy_totem"),
                               {"used": self._copyable()})]
         return []
 
@@ -736,7 +859,7 @@ class CibolaState(State):
         for p, n in enumerate(sent):
             self.explorers[p] -= n
             self.in_temple[p] = n
-        shares, self.camp = share_camp(self.camp, sent)
+        shares, self.camp = share_camp(self.camp, sent, self.options["camp_share"], self.torch)
         for p, n in enumerate(shares):
             self.explorers[p] += n
         self.order = obtain_order(sent, self.torch)
@@ -951,7 +1074,7 @@ class CibolaState(State):
             "copies": [list(c) for c in self.copies], "offer": list(self.offer),
             "used": list(self.used),
             "temple": {TREASURES[i]: list(c) for i, c in enumerate(self.covered)},
-            "rocks_placed": self.rocks_placed, "options": dict(self.options),
+            "rocks_placed": self.rocks_placed, "options": self.changed_options(),
         }
 
     def observe(self, player: int) -> dict[str, Any]:
@@ -971,7 +1094,7 @@ class CibolaState(State):
         data["boxed_totems"] = list(self.boxed_totems)
         data["sealed"] = self.sealed.to_json() if self.sealed else None
         # By value: a deep-copied or unpickled state holds equal components, not the same object.
-        default = self.components == default_components()
+        default = self.components == under_options(default_components(), self.options["temple"])
         data["components"] = None if default else self.components.data
         return data
 
@@ -993,7 +1116,7 @@ class CibolaState(State):
         self.offer, self.used = list(d["offer"]), list(d["used"])
         self.boxed_totems = list(d["boxed_totems"])
         self.covered = [list(d["temple"][name]) for name in TREASURES]
-        self.rocks_placed, self.options = d["rocks_placed"], dict(d["options"])
+        self.rocks_placed = d["rocks_placed"]
         self.deck = Deck.from_json(d["deck"])
         self.sealed = SealedChoices.from_json(d["sealed"]) if d["sealed"] else None
         self._set_movers()

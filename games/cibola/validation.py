@@ -12,12 +12,12 @@ so that every state `new_state` makes reads back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, Protocol, TypedDict
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from games.cibola.components import MAX_ID, TOTEMS_REVEALED, TREASURES, Components
+from games.cibola.components import MAX_ID, TREASURES, Components
 from geomsim.reading import DataError, convert, index, require, same_items, short
 
 if TYPE_CHECKING:
@@ -36,8 +36,17 @@ class SealedDoc(TypedDict):
     choices: Annotated[dict[Annotated[str, Meta(pattern="^[0-3]$")], Count], Meta(max_length=4)]
 
 
-class OptionsDoc(TypedDict):
-    copy_totem: bool
+# The options that differ from the rulebook's, by name (`games.cibola.rules.OPTIONS` checks each).
+OptionsDoc = Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=100)]
+
+
+class Limits(NamedTuple):
+    """What the options in force make of a setup's counts: all the explorers of the game, the
+    totems revealed, the cards in play (None: every card of the components)."""
+
+    explorers: int
+    totems_revealed: int
+    cards: int | None
 
 
 class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
@@ -62,11 +71,11 @@ class StateDoc(msgspec.Struct, forbid_unknown_fields=True):
     used: Ids
     temple: dict[Literal[TREASURES], Annotated[list[bool], Meta(max_length=1_000)]]  # type: ignore[valid-type]
     rocks_placed: Count
-    options: OptionsDoc
     deck: Ids
     boxed_totems: Ids
     sealed: SealedDoc | None
     components: dict[str, Any] | None
+    options: OptionsDoc = {}  # absent in a state written before options: the rulebook's
     history: msgspec.Raw = msgspec.Raw(b"[]")
 
 
@@ -83,6 +92,7 @@ class SetupDoc(msgspec.Struct, forbid_unknown_fields=True):
     torch: Count | UnsetType = UNSET  # below the number of players: `check_setup`
     explorers: PerPlayer | UnsetType = UNSET
     camp: Count | UnsetType = UNSET
+    box: Ids | UnsetType = UNSET  # cards out of play (with fewer rounds)
     options: OptionsDoc | None = None
     components: dict[str, Any] | None = None
     data: str | None = None
@@ -110,11 +120,11 @@ def check_cards(cards: list[int], comp: Components, path: str) -> None:
     same_items(cards, [c.id for c in comp.cards], path, "cards")
 
 
-def check_explorers(explorers: int, comp: Components, path: str, where: str = "in the game",
+def check_explorers(explorers: int, total: int, path: str, where: str = "in the game",
                     rule: str = "") -> None:
-    """`explorers` (players', camp's, temple's) are the components' explorers, all of them."""
-    require(explorers == comp.explorers, path, f"{explorers} explorers {where}, not the "
-            f"components' {comp.explorers}" + (f" ({rule})" if rule else ""))
+    """`explorers` (players', camp's, temple's) are the game's `total` explorers, all of them."""
+    require(explorers == total, path, f"{explorers} explorers {where}, not the "
+            f"game's {total}" + (f" ({rule})" if rule else ""))
 
 
 def check_totems(totems: list[int], pool: list[int], path: str) -> None:
@@ -122,15 +132,23 @@ def check_totems(totems: list[int], pool: list[int], path: str) -> None:
     same_items(totems, pool, path, "totems")
 
 
-def check_setup(comp: Components, players: int, setup: dict[str, Any], pool: list[int]) -> None:
+def check_setup(comp: Components, players: int, setup: dict[str, Any], pool: list[int],
+                limits: Limits) -> None:
     """`DataError` naming the field unless `setup` (every field given, of the types of
-    `SetupDoc`) is a legal start of play with `pool` the totem ids in play."""
+    `SetupDoc`) is a legal start of play with `pool` the totem ids in play, under the options'
+    `limits`."""
     deck = setup["deck"]
-    check_cards(deck, comp, "deck")
+    check_cards(deck + setup["box"], comp, "deck")
     decks = [comp.card(c).deck for c in deck]
     require(decks == sorted(decks), "deck", "deck II cards must lie under every deck I card "
             "(cibola/setup/decks)")
-    totems, revealed = setup["totems"], min(TOTEMS_REVEALED, len(pool))
+    if limits.cards is not None:
+        for d in (1, 2):
+            found = decks.count(d)
+            require(found == min(limits.cards, len(comp.deck_ids(d))), "deck",
+                    f"{found} cards of deck {'I' * d}, not {limits.cards} (2 a round: option "
+                    f"rounds={limits.cards // 2})")
+    totems, revealed = setup["totems"], limits.totems_revealed
     require(len(totems) == revealed and len(set(totems)) == len(totems) and set(totems) <= set(pool),
             "totems", f"expected {revealed} distinct ids of {pool}, got {short(totems)} (cibola/setup/totems)")
     check_totems(totems + setup["boxed_totems"], pool, "boxed_totems")
@@ -139,35 +157,36 @@ def check_setup(comp: Components, players: int, setup: dict[str, Any], pool: lis
     explorers, camp = setup["explorers"], setup["camp"]
     require(len(explorers) == players, "explorers", f"expected {players} counts, got {short(explorers)} "
             "(cibola/setup/explorers)")
-    check_explorers(sum(explorers) + camp, comp, "explorers", "with the players and in the camp",
-                    "cibola/setup/explorers")
+    check_explorers(sum(explorers) + camp, limits.explorers, "explorers",
+                    "with the players and in the camp", "cibola/setup/explorers")
 
 
-def check_data(data: dict[str, Any], comp: Components, pool: list[int]) -> int:
+def check_data(data: dict[str, Any], comp: Components, pool: list[int], explorers: int) -> int:
     """The checks of a state's data (of the types of `StateDoc`) that `Cibola.state_from_json`
-    makes before it builds the state, and `check_made` of a state made from a setup; the number
-    of players."""
+    makes before it builds the state, and `check_made` of a state made from a setup (`pool`:
+    the totem ids in play, `explorers`: all the explorers of the game); the number of players."""
     players = check_counts(data)
-    check_items(data, comp, pool)
+    check_items(data, comp, pool, explorers)
     return players
 
 
-def check_made(state: Staged, pool: list[int]) -> None:
+def check_made(state: Staged, pool: list[int], explorers: int) -> None:
     """What `Cibola.state_from_json` checks of a state read back (the schema, `check_data`,
     `check_stage`), checked of a state made otherwise (from a setup): a state that passes
     reads back."""
     data = state.to_dict()
     convert(data, StateDoc)
-    check_data(data, state.components, pool)
+    check_data(data, state.components, pool, explorers)
     check_stage(state)
 
 
-def check_items(data: dict[str, Any], comp: Components, pool: list[int]) -> None:
-    """Cards, explorers and totems conserved, rocks counted (`pool`: the totem ids in play):
-    `DataError` naming the field that breaks one."""
+def check_items(data: dict[str, Any], comp: Components, pool: list[int], explorers: int) -> None:
+    """Cards, explorers and totems conserved, rocks counted (`pool`: the totem ids in play,
+    `explorers`: all the explorers of the game): `DataError` naming the field that breaks one."""
     found = data["deck"] + [c for c in data["row"] if c is not None] + data["box"]
     check_cards(found + [c for hand in data["hands"] for c in hand], comp, "deck")
-    check_explorers(sum(data["explorers"]) + data["camp"] + sum(data["in_temple"]), comp, "explorers")
+    check_explorers(sum(data["explorers"]) + data["camp"] + sum(data["in_temple"]), explorers,
+                    "explorers")
     taken = [t for ts in data["totems"] for t in ts]
     check_totems(data["offer"] + data["boxed_totems"] + taken, pool, "offer")
     require(set(data["used"]) <= set(taken), "used", "only totems a player took are used")

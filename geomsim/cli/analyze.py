@@ -26,7 +26,7 @@ from geomsim.analysis import (
 )
 from geomsim.batch import Batch, lineup_of
 from geomsim.bots import make_bot
-from geomsim.cli.common import IN_FILE, SEED, OutputPath, UserError, command
+from geomsim.cli.common import IN_FILE, SEED, OutputPath, UserError, chosen_options, command, option_flags
 from geomsim.reading import MAX_SEED
 
 
@@ -40,12 +40,16 @@ def _default_workers() -> int:
 
 def _batch_from_options(game_name: str, players: int | None, bots: str, games: int, seed: int,
                         scenario: Path | None, fixed_seats: bool, max_steps: int,
-                        compiled: bool = False) -> Batch:
+                        compiled: bool = False, option_texts: Sequence[str] = (),
+                        variant: str | None = None) -> Batch:
     """The batch the options ask for, each checked in one line before any game is played."""
     try:
         game = resolve_game(game_name)
     except Exception as e:
         raise UserError(str(e) if ":" not in game_name else f"{game_name}: {e}") from None
+    options = chosen_options(game, option_texts, variant)
+    if options and scenario is not None:
+        raise UserError("--option/--variant with --from: the scenario's own options: rule its games")
     start = None if scenario is None else scenario_start(scenario, game_name)
     if start is not None and players not in (None, start[0]):
         raise UserError(f"--players {players}: the scenario {scenario} has {start[0]} players")
@@ -66,11 +70,16 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
             game.require_playouts()
         except NotImplementedError as e:
             raise UserError(f"--compiled: {e}") from None
+    if options:  # a setup the options refuse, in one line before any game
+        try:
+            game.new_state(players, seed=seed, options=options)
+        except ValueError as e:
+            raise UserError(str(e)) from None
     if compiled and set(lineup) != {"random"}:
         raise UserError(f"--compiled plays random players only, not {', '.join(sorted(set(lineup) - {'random'}))}")
     return Batch(game_name, players, lineup, seed, games, not fixed_seats,
                  None if start is None else start[1],
-                 None if scenario is None else str(scenario), max_steps, compiled)
+                 None if scenario is None else str(scenario), max_steps, compiled, options)
 
 
 def _kept(written: int, total: int, output: Path) -> str:
@@ -118,11 +127,13 @@ def _kept(written: int, total: int, output: Path) -> str:
                    "game figures (every game).")
 @click.option("--report", "report", is_flag=True,
               help="Also write OUTPUT/report.html (see geomsim report).")
+@option_flags
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
                     scenario: Path | None, workers: int | None, scheduler: str | None,
                     output: Path, worker_timeout: float, resume: bool, force: bool,
                     fixed_seats: bool, chunk: int | None, max_steps: int, progress: bool | None,
-                    no_plot: bool, compiled: bool, report: bool) -> None:
+                    no_plot: bool, compiled: bool, report: bool, option_texts: tuple[str, ...],
+                    variant: str | None) -> None:
     """Play many games of GAME with bots and summarize who wins.
 
     Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md,
@@ -134,7 +145,7 @@ def analyze_command(game_name: str, players: int | None, bots: str, games: int, 
     if resume and force:
         raise UserError("give --resume or --force, not both")
     batch = _batch_from_options(game_name, players, bots, games, seed, scenario, fixed_seats,
-                                max_steps, compiled)
+                                max_steps, compiled, option_texts, variant)
     check_resume(output, batch, resume, force)
     if compiled:  # once here, not once per worker
         ready_compiled(resolve_game(game_name), batch.players)

@@ -3,7 +3,7 @@ errors become a `UserError`), the types of its paths and seeds, `game_option`, `
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -90,6 +90,25 @@ def game_option(name: str) -> geomsim.Game:
         return load_game(name)
     except geomsim.UnknownGame as e:
         raise UserError(str(e)) from None
+
+
+def option_flags(f: F) -> F:
+    """The ``--option NAME=VALUE`` (repeatable) and ``--variant NAME`` flags of a command that
+    starts games (`chosen_options` reads them)."""
+    f = click.option("--option", "option_texts", multiple=True, metavar="NAME=VALUE",
+                     help="Change a rule option (repeatable; `geomsim rules GAME --options` "
+                          "lists them).")(f)
+    return click.option("--variant", metavar="NAME",
+                        help="Play a named variant of the rules (default: official).")(f)
+
+
+def chosen_options(game: geomsim.Game, option_texts: Sequence[str], variant: str | None
+                   ) -> dict[str, Any]:
+    """The options `--variant` and `--option` chose for `game` (only those), each checked:
+    a `UserError` naming the option and its allowed values otherwise."""
+    from geomsim.options import chosen
+
+    return chosen(game.options, game.variants, variant, option_texts)
 
 
 def read_json(path: Path) -> Any:

@@ -3,12 +3,12 @@ files and folders are loaded and how a malformed one is reported."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
 
-from geomsim.cli.common import OutputPath, command
+from geomsim.cli.common import OutputPath, UserError, command, option_flags
 from geomsim.errors import InputError
 from geomsim.scenario.load import load_scenario
 from geomsim.scenario.log import read_log, replay
@@ -17,9 +17,11 @@ from geomsim.scenario.run import run_scenario
 from geomsim.scenario.source import ScenarioError
 
 
-def _load_all(files: Sequence[Path]) -> tuple[list[Scenario], int]:
-    """Load each file (a folder: the *.yaml files below it); print one line per malformed file
-    or empty folder; return the scenarios and the number of errors."""
+def _load_all(files: Sequence[Path], options: Mapping[str, str] | None = None,
+              variant: str | None = None) -> tuple[list[Scenario], int]:
+    """Load each file (a folder: the *.yaml files below it), under `variant` and `options`
+    (texts by name, as ``--option`` gives them); print one line per malformed file or empty
+    folder; return the scenarios and the number of errors."""
     scenarios, errors = [], 0
     for file in _expand(files):
         if file.is_dir():
@@ -28,11 +30,25 @@ def _load_all(files: Sequence[Path]) -> tuple[list[Scenario], int]:
             errors += 1
             continue
         try:
-            scenarios.append(load_scenario(file))
+            scenarios.append(load_scenario(file, options=options, variant=variant))
         except ScenarioError as e:
             click.echo(f"geomsim: error: {e}", err=True)
             errors += 1
+        except InputError as e:  # an --option or --variant this scenario's game refuses
+            click.echo(f"geomsim: error: {file}: {e}", err=True)
+            errors += 1
     return scenarios, errors
+
+
+def _assignments(texts: Sequence[str]) -> dict[str, str]:
+    """``--option NAME=VALUE`` texts by name (each game's loader checks the values)."""
+    found = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--option: expected NAME=VALUE, got {text!r}")
+        found[name.strip()] = value
+    return found
 
 
 def _expand(files: Sequence[Path]) -> list[Path]:
@@ -50,14 +66,17 @@ def _expand(files: Sequence[Path]) -> list[Path]:
 @click.option("--no-outputs", is_flag=True, help="Check expectations only; write no files.")
 @click.option("-q", "--quiet", is_flag=True,
               help="Show only the scenarios that fail (their failed expectations) and a one-line total.")
+@option_flags
 @click.pass_context
-def run_command(ctx: click.Context, files: tuple[Path, ...], out: Path, no_outputs: bool, quiet: bool) -> None:
+def run_command(ctx: click.Context, files: tuple[Path, ...], out: Path, no_outputs: bool, quiet: bool,
+                option_texts: tuple[str, ...], variant: str | None) -> None:
     """Run scenario FILES (or folders of them): report each expectation and write the outputs.
+    --variant and --option change the rules of every scenario (over its own ``options:``).
 
     Exit code 1 when an expectation fails, 2 when a file is malformed, 3 when nothing failed
     but a batch claim was undecided (too few games: its line says about how many more).
     """
-    scenarios, errors = _load_all(_expand(files))
+    scenarios, errors = _load_all(_expand(files), _assignments(option_texts), variant)
     failed = undecided = 0
     for scenario in scenarios:
         report = run_scenario(scenario, None if no_outputs else out)

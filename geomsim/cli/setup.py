@@ -7,7 +7,10 @@ from pathlib import Path
 
 import click
 
-from geomsim.cli.common import DIAGRAM, IN_FILE, JSON_FILE, SEED, UserError, command, game_option, read_json
+from geomsim.cli.common import (
+    DIAGRAM, IN_FILE, JSON_FILE, SEED, UserError, chosen_options, command, game_option, option_flags,
+    read_json,
+)
 
 
 @command("setup")
@@ -19,8 +22,10 @@ from geomsim.cli.common import DIAGRAM, IN_FILE, JSON_FILE, SEED, UserError, com
 @click.option("--json", "json_out", type=JSON_FILE, help="Write the setup data to this JSON file.")
 @click.option("-o", "--output", type=DIAGRAM, help="Write the diagram to this PNG, SVG or PDF file.")
 @click.option("--reveal", is_flag=True, help="Show hidden information (e.g. tower colours).")
+@option_flags
 def setup_command(game_name: str, players: int | None, seed: int, source: Path | None,
-                  json_out: Path | None, output: Path | None, reveal: bool) -> None:
+                  json_out: Path | None, output: Path | None, reveal: bool,
+                  option_texts: tuple[str, ...], variant: str | None) -> None:
     """Make a setup of GAME (random from a seed, or from a file), draw it and save its data.
 
     Without -o and --json, writes GAME-setup-SEED.png and GAME-setup-SEED.json here (with
@@ -29,7 +34,10 @@ def setup_command(game_name: str, players: int | None, seed: int, source: Path |
     from geomsim.files import write_text
     from geomsim.reading import short
 
+    from geomsim.options import with_options
+
     game = game_option(game_name)
+    options = chosen_options(game, option_texts, variant)
     setup = read_json(source) if source is not None else None
     if players is None and isinstance(setup, dict):
         found = setup.get("players")
@@ -44,7 +52,10 @@ def setup_command(game_name: str, players: int | None, seed: int, source: Path |
         json_out = None if source else output.with_suffix(".json")
     try:
         if setup is None:
-            setup = game.make_setup(players, seed)
+            # Options passed only when chosen: a plugin game's make_setup may not take them.
+            setup = game.make_setup(players, seed, options) if options else game.make_setup(players, seed)
+        else:
+            setup = with_options(setup, options)
         state = game.new_state(players=players, setup=setup)
     except (ValueError, KeyError, TypeError) as e:
         raise UserError(f"{source or 'setup'}: {e}") from None

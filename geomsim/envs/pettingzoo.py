@@ -19,6 +19,7 @@ time, and the sends are the only simultaneous decisions (docs/ecosystem.md).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -28,20 +29,23 @@ from pettingzoo.utils import wrappers
 
 from geomsim.registry import load_game
 from geomsim.rules import (ENGINE_FORM_RULE, ENGINE_TURN_RULE, Action, Game, IllegalAction, Player,
-                           State, Verdict, Violation)
+                           State, Verdict, Violation, new_state_under)
 
 __all__ = ["env", "raw_env", "GeomsimEnv"]
 
 
-def env(game: str, players: int | None = None, render_mode: str | None = None) -> AECEnv:
+def env(game: str, players: int | None = None, render_mode: str | None = None,
+        rules: Mapping[str, Any] | None = None) -> AECEnv:
     """The AEC environment of `game` (a name, e.g. ``"cibola"``) for `players` (default: the
-    fewest), wrapped in PettingZoo's order enforcing."""
-    return wrappers.OrderEnforcingWrapper(raw_env(game, players, render_mode))
+    fewest) under the rule options `rules` (`Game.options`), wrapped in PettingZoo's order
+    enforcing."""
+    return wrappers.OrderEnforcingWrapper(raw_env(game, players, render_mode, rules))
 
 
-def raw_env(game: str, players: int | None = None, render_mode: str | None = None) -> GeomsimEnv:
+def raw_env(game: str, players: int | None = None, render_mode: str | None = None,
+            rules: Mapping[str, Any] | None = None) -> GeomsimEnv:
     """The unwrapped environment."""
-    return GeomsimEnv(load_game(game), players, render_mode)
+    return GeomsimEnv(load_game(game), players, render_mode, rules)
 
 
 class GeomsimEnv(AECEnv):
@@ -51,7 +55,8 @@ class GeomsimEnv(AECEnv):
                                 "is_parallelizable": False}
     state: State  # the game now (set by `reset`)
 
-    def __init__(self, game: Game, players: int | None = None, render_mode: str | None = None):
+    def __init__(self, game: Game, players: int | None = None, render_mode: str | None = None,
+                 rules: Mapping[str, Any] | None = None):
         super().__init__()
         players = game.min_players if players is None else players
         game.check_players(players)
@@ -60,7 +65,11 @@ class GeomsimEnv(AECEnv):
                              f"not {render_mode!r}")
         self.game, self.players, self.render_mode = game, players, render_mode
         self.metadata = {**self.metadata, "name": f"geomsim_{game.name}_v0"}
-        encoding = game.encoding(players)
+        # Rule options (named `rules`: `reset` takes PettingZoo's own `options`); the spaces
+        # are those of a game under them (their sizes: ids, tensor), checked here in one line.
+        self.rules = dict(rules or {})
+        encoding = (new_state_under(game, players, 0, None, self.rules).encoding if self.rules
+                    else game.encoding(players))
         # A continuous game's discretisation may list no legal action: one more id lets the
         # rules sample one.
         self.sampled_id = None if encoding.exhaustive else encoding.num_distinct_actions
@@ -86,7 +95,8 @@ class GeomsimEnv(AECEnv):
         """A new game; `seed` fixes it and the games after it."""
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
-        self.state = self.game.new_state(self.players, seed=int(self._seeds.integers(2**31)))
+        self.state = new_state_under(self.game, self.players, int(self._seeds.integers(2**31)),
+                                     None, self.rules)
         self._sampler = np.random.default_rng(int(self._seeds.integers(2**31)))
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}

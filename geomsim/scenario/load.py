@@ -42,19 +42,27 @@ from geomsim.scenario.source import (
 STEP_FIELDS = ("action", "player", "name", "note", "expect")
 
 
-def load_scenario(path: str | Path, *, load: GameLoader | None = None) -> Scenario:
-    """Read and validate a scenario file; `ScenarioError` (file, line, field) if malformed."""
+def load_scenario(path: str | Path, *, load: GameLoader | None = None,
+                  options: Mapping[str, Any] | None = None, variant: str | None = None) -> Scenario:
+    """Read and validate a scenario file; `ScenarioError` (file, line, field) if malformed.
+    `variant`, then `options` (``{name: value}``, or ``{name: "text"}`` as the command line's
+    ``--option`` gives them), are laid over the file's own ``variant:`` and ``options:``."""
     path = Path(path)
-    return build_scenario(parse_yaml(read_text(path), str(path)), path, load=load)
+    return build_scenario(parse_yaml(read_text(path), str(path)), path, load=load,
+                          options=options, variant=variant)
 
 
-def parse_scenario(text: str, path: str | Path = "<string>", *, load: GameLoader | None = None) -> Scenario:
+def parse_scenario(text: str, path: str | Path = "<string>", *, load: GameLoader | None = None,
+                   options: Mapping[str, Any] | None = None, variant: str | None = None) -> Scenario:
     """A scenario from YAML text (`path` names it in errors and anchors a setup file)."""
-    return build_scenario(parse_yaml(text, str(path)), Path(path), load=load)
+    return build_scenario(parse_yaml(text, str(path)), Path(path), load=load, options=options,
+                          variant=variant)
 
 
-def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None) -> Scenario:
-    """Validate the data of a scenario file and build the `Scenario`."""
+def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None,
+                   options: Mapping[str, Any] | None = None, variant: str | None = None) -> Scenario:
+    """Validate the data of a scenario file and build the `Scenario` (`variant` and `options`
+    laid over the file's ``variant:`` and ``options:``)."""
     data = source.data
     load = load or registry.load_game
     if not isinstance(data, dict):
@@ -79,8 +87,9 @@ def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None
     builder.named = {s.name: s.index for s in steps if s.name}
     final = builder.expectations(data.get("expect", []), ("expect",), len(steps), has_action=False)
     outputs = tuple(builder.output(i, o, len(steps)) for i, o in enumerate(data.get("outputs", [])))
+    chosen = _options(source, game, data, options or {}, variant)
     scenario = Scenario(path, game, players, names, seed, setup, steps, final, outputs,
-                        data.get("description", ""))
+                        data.get("description", ""), chosen)
     what = ("setup",) if setup is not None else ("seed",)
     try:
         scenario.new_state()
@@ -89,6 +98,35 @@ def build_scenario(source: Source, path: Path, *, load: GameLoader | None = None
     except (ValueError, KeyError, TypeError, IndexError) as e:
         raise source.error(what, f"{game.name} rejects it: {cut(reason(e))}") from None
     return scenario
+
+
+def _options(source: Source, game: Game, data: Mapping[str, Any], given: Mapping[str, Any],
+             variant: str | None) -> dict[str, Any]:
+    """The options the file's ``variant:`` and ``options:`` choose, then `variant`'s and `given`
+    (values, or texts as ``--option`` writes them), each checked: an error names the line and
+    the option (or, for the caller's, the option and its allowed values)."""
+    found: dict[str, Any] = {}
+    if "variant" in data:
+        try:
+            found = {**game.variants[data["variant"]].values}
+        except KeyError:
+            raise source.error(("variant",), f"unknown {game.name} variant {data['variant']!r} "
+                               f"(variants: {', '.join(game.variants)})") from None
+    for name, value in (data.get("options") or {}).items():
+        try:
+            found[name] = game.resolve_options({name: value})[name]
+        except DataError as e:
+            raise source.error(("options", name), e.problem, key=name not in game.options) from None
+    if variant is not None:
+        found.update(game.variants[variant].values if variant in game.variants
+                     else game.resolve_options(None, variant))  # the latter: its one-line error
+    for name, value in given.items():
+        option = game.options.get(name)
+        if option is None:
+            raise DataError(f"options.{str(name)[:40]}",
+                            f"unknown {game.name} option (options: {', '.join(game.options) or 'none'})")
+        found[name] = option.parse(value) if isinstance(value, str) else option.check(value)
+    return found
 
 
 def _normalise_steps(source: Source) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geomsim.rules import Action, Game, State
+from geomsim.rules import Action, Game, State, new_state_under
 
 END = "end"
 
@@ -68,12 +68,14 @@ class Scenario:
     final: tuple[Expectation, ...]  # the top-level `expect`, checked after the last step
     outputs: tuple[Output, ...]
     description: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)  # chosen by the file (`options:`)
     _initial: State | None = field(default=None, repr=False)
 
     def new_state(self) -> State:
         """A fresh state at the start of the scenario (before step 1)."""
         if self._initial is None:
-            self._initial = self.game.new_state(self.players, seed=self.seed, setup=self.setup)
+            self._initial = new_state_under(self.game, self.players, self.seed, self.setup,
+                                            self.options)
         return self._initial.clone()
 
     def step_number(self, step: int | str) -> int:

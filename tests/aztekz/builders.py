@@ -19,13 +19,14 @@ def make(cells: dict[str, str], heroes: list[list[str]], *, loose: dict[str, lis
          carry: dict[str, tuple[str, int]] | None = None, card: int = CROSS, soul: str | None = "sun",
          phase: str = "move", turn: int = 0, hero: str | None = None, steps: int = 0,
          piles: list[list[tuple[str, int]]] | None = None,
-         components: dict[str, Any] | None = None) -> AztekzState:
+         components: dict[str, Any] | None = None,
+         options: dict[str, Any] | None = None) -> AztekzState:
     """A state in play: `cells` maps "x,y" to open sides ("NE"); `heroes` lists per player the
     cells of chief, slave1, slave2; `carry` maps "player.hero" to (kind, count)."""
     setup: dict[str, Any] = {"first": turn}
     if components:
         setup["components"] = components
-    state = GAME.new_state(len(heroes), setup=setup)
+    state = GAME.new_state(len(heroes), setup=setup, options=options)
     state.grid = BoundedGrid(state.comp.grid_size, {cell_of(k): parse_sides(v) for k, v in cells.items()})
     # One card per cell, of the cell's shape, out of the deck: the state keeps its 48 cards (a
     # state read back must, and the compiled player's checks read states back).

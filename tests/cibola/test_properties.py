@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.cibola import GAME, validation
-from games.cibola.rules import _totem_pool
+from games.cibola.rules import totem_pool
 from geomsim.testing import check_random_games
 from tests.breadth import fixed_games, harness_over_drawn_seeds
 from tests.cibola.helpers import COMPONENTS
@@ -25,8 +25,8 @@ THOROUGH_EVERY = int(os.environ.get("CIBOLA_HARNESS_THOROUGH_EVERY", "3"))
 def _invariants(state) -> None:
     """What no legal play can break: the checks a state read back must pass (explorers, cards
     and totems conserved; rocks <= 13, no column fully covered; the stage and decisions agree)."""
-    pool = _totem_pool(COMPONENTS, state.options["copy_totem"])
-    validation.check_items(state.to_dict(), COMPONENTS, pool)
+    pool = totem_pool(COMPONENTS, state.options)
+    validation.check_items(state.to_dict(), COMPONENTS, pool, state.explorers_in_game)
     validation.check_stage(state)
 
 

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
@@ -103,11 +103,12 @@ class GameFailed(RuntimeError):
 
 
 def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[str]]],
-              start: str | None, max_steps: int, compiled: bool = False, by_turn: bool = False
-              ) -> list[dict[str, Any]]:
+              start: str | None, max_steps: int, compiled: bool = False, by_turn: bool = False,
+              deals: Mapping[int, int] | None = None) -> list[dict[str, Any]]:
     """Play the games `tasks` = [(seed, line-up)] and return their rows (a worker's task);
     `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`);
-    `by_turn`: each line-up lists the bots by turn position, not by seat.
+    `by_turn`: each line-up lists the bots by turn position, not by seat; `deals`: the seed
+    of each game's setup (`Batch.deal`, a ladder's paired seeds), its decisions timed.
 
     A top-level function of picklable arguments, so it runs in spawned processes and on Dask.
     """
@@ -119,7 +120,8 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     for seed, bots in tasks:
         try:
             result = (play_compiled(game, players, seed, first) if compiled
-                      else play_game(game, players, list(bots), seed, first, max_steps, by_turn))
+                      else play_game(game, players, list(bots), seed, first, max_steps, by_turn,
+                                     None if deals is None else deals[seed], deals is not None))
             rows.append(result.to_row())
         except Exception as e:
             raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): "
@@ -576,9 +578,10 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
     while True:
         for seeds in work:
             tasks = [(s, batch.lineup(s)) for s in seeds]
+            deals = {s: batch.deal(s) for s in seeds} if batch.lineups else None
             pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
                                              batch.start, batch.max_steps, batch.compiled,
-                                             batch.rotate))
+                                             batch.rotate, deals))
             if len(pending) >= (pool.capacity if chunker.sized else pool.threads):
                 break
         if not pending:

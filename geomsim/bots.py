@@ -21,8 +21,10 @@ with equal keys hold the same actions of `player` legal, or None where it cannot
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -450,14 +452,46 @@ def bot_help(game: Game | None = None) -> list[str]:
 
 def make_bot(spec: str | Bot, game: Game | None = None) -> Bot:
     """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``), among the engine's bots and
-    those `game` provides (``"planner"`` for Anasazi); a `Bot` is returned as is."""
+    those `game` provides (``"planner"`` for Anasazi), or from outside geomsim
+    (``"mypkg.players:make_player"``, see `outside_bot`); a `Bot` is returned as is."""
     if not isinstance(spec, str):
         return spec
     name, _, arg = spec.strip().partition(":")
     factory = BOTS.get(name) or game_bots(game).get(name, (None, ""))[0]
+    if factory is None and _OUTSIDE.fullmatch(spec.strip()):
+        return outside_bot(spec.strip())
     if factory is None:
-        raise ValueError(f"unknown bot {spec!r}; known bots: {', '.join(bot_help(game))}")
+        raise ValueError(f"unknown bot {cut(repr(spec), 60)}; known bots: {', '.join(bot_help(game))}; "
+                         "or module.path:callable for a bot from outside geomsim")
     return factory(arg or None)
+
+
+# A bot from outside geomsim: ``package.module:callable`` (a dotted module path, so it is never
+# a known bot's ``name:argument``; a known bot's name wins over a module of the same name).
+_OUTSIDE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+:[A-Za-z_]\w*")
+
+
+def outside_bot(spec: str) -> Bot:
+    """The bot that ``module.path:callable`` returns when called without arguments, or a
+    one-line `ValueError` saying what is wrong (the module, the name, what it returned)."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as e:  # a missing module, or one that fails as it loads
+        raise ValueError(f"bot {cut(spec, 80)}: cannot import {module_name}: "
+                         f"{type(e).__name__}: {cut(str(e), 80)}") from None
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise ValueError(f"bot {cut(spec, 80)}: {module_name} has no callable {attribute}")
+    try:
+        bot = factory()
+    except Exception as e:
+        raise ValueError(f"bot {cut(spec, 80)}: {attribute}() failed: "
+                         f"{type(e).__name__}: {cut(str(e), 80)}") from None
+    if not isinstance(bot, Bot) or not isinstance(bot.spec, str):
+        raise ValueError(f"bot {cut(spec, 80)}: {attribute}() returned {type(bot).__name__}, not a "
+                         "bot (an object with a text `spec` and choose(state, player, rng))")
+    return bot
 
 
 # -- playing one game ------------------------------------------------------------------------------
@@ -473,6 +507,9 @@ class GameResult:
     this game (not those of a starting scenario); `finished` is False when `max_steps` cut the
     game short; `trace` is what `Trace.to_json` records of the course of play (for
     `geomsim.metrics`); `versions` and `options` say which rules were played (`versions_of`).
+    `deal`: the seed the setup came from when not `seed` (a ladder plays one deal with several
+    line-ups); `decision_seconds[p]`: the seconds of each decision of seat `p`, when timed
+    (both left out of the row when unset, so rows of other batches are unchanged).
     """
 
     game: str
@@ -490,6 +527,8 @@ class GameResult:
     trace: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    deal: int | None = None
+    decision_seconds: list[list[float]] = field(default_factory=list)
 
     @property
     def winner(self) -> Player | None:
@@ -499,7 +538,14 @@ class GameResult:
     def to_row(self) -> dict[str, Any]:
         """This result as a JSON-able row (`winner` included)."""
         # Shallow (`asdict` deep-copies): rows are written out at once, one per game.
-        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "winner": self.winner}
+        row = {**{f.name: getattr(self, f.name) for f in fields(self)}, "winner": self.winner}
+        for name in _UNSET_LEFT_OUT:
+            if not row[name] and row[name] != 0:
+                del row[name]
+        return row
+
+
+_UNSET_LEFT_OUT = ("deal", "decision_seconds")  # fields a row holds only when they are set
 
 
 def versions_of(game: Game) -> dict[str, Any]:
@@ -597,16 +643,17 @@ def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -
 
 
 def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-              start: State | None = None, max_steps: int = 100_000, by_turn: bool = False
-              ) -> GameResult:
+              start: State | None = None, max_steps: int = 100_000, by_turn: bool = False,
+              deal: int | None = None, timed: bool = False) -> GameResult:
     """Play one game: `bots[p]` in seat `p` (with `by_turn`, `bots[k]` for the player in turn
-    position k, see `State.turn_order`), setup from `seed` (or a copy of `start`).
+    position k, see `State.turn_order`), setup from `seed` (or from `deal` when given, or a
+    copy of `start`); with `timed`, the result holds the seconds of each decision.
 
     Each seat draws from its own stream `bot_rngs(seed, players)[p]`, so the same seed and bots
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
-    return play_out(game, players, bots, seed, start, max_steps, by_turn)[1]
+    return play_out(game, players, bots, seed, start, max_steps, by_turn, deal, timed)[1]
 
 
 def seated_by_turn(bots: Sequence[T], order: Sequence[Player]) -> list[T]:
@@ -618,13 +665,14 @@ def seated_by_turn(bots: Sequence[T], order: Sequence[Player]) -> list[T]:
 
 
 def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
-             start: State | None = None, max_steps: int = 100_000, by_turn: bool = False
-             ) -> tuple[State, GameResult]:
+             start: State | None = None, max_steps: int = 100_000, by_turn: bool = False,
+             deal: int | None = None, timed: bool = False) -> tuple[State, GameResult]:
     """`play_game`, and the state it ended in (to draw or replay a row's game: the same seed
     and bots give the same game, unless a bot's budget is time)."""
     if len(bots) != players:
         raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
-    state = game.new_state(players=players, seed=seed) if start is None else start.clone()
+    state = (game.new_state(players=players, seed=seed if deal is None else deal)
+             if start is None else start.clone())
     if state.num_players != players:
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     seats = [make_bot(b, game) for b in (seated_by_turn(bots, state.turn_order()) if by_turn
@@ -633,10 +681,16 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     began, clock = len(state.history), time.perf_counter()
     first, order = list(state.to_move()), state.turn_order()
     trace = Trace()
+    spent: list[list[float]] = [[] for _ in range(players)]
 
     def choose(p: Player) -> Action:
         trace.record(state, p)
-        return seats[p].choose(state, p, rngs[p])
+        if not timed:
+            return seats[p].choose(state, p, rngs[p])
+        began_choice = time.perf_counter()
+        action = seats[p].choose(state, p, rngs[p])
+        spent[p].append(round(time.perf_counter() - began_choice, 6))  # a microsecond is plenty
+        return action
 
     play_rounds(state, choose, max_steps)
     trace.note(state)
@@ -647,7 +701,7 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
         length=len(state.history) - began, finished=over, first=first, turn_order=order,
         figures=figures_of(state),
         seconds=time.perf_counter() - clock, trace=trace.to_json(), versions=versions_of(game),
-        options=options_of(state),
+        options=options_of(state), deal=deal, decision_seconds=spent if timed else [],
     )
 
 

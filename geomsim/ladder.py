@@ -56,7 +56,9 @@ def rotation(bots: Sequence[str], players: int) -> list[tuple[str, ...]]:
     Line-up j of the circle of step g seats bot ``(j + t * g) mod k`` in turn position t: for a
     bot and a position exactly one j puts it there. Steps are added (1, 2, ...) until every pair
     of bots shares a line-up; a step whose windows would seat a bot twice is skipped when there
-    are more bots than seats. With fewer bots than seats, the windows repeat bots.
+    are more bots than seats. With fewer bots than seats, the windows repeat bots. When no
+    circles seat every pair together, the round is every set of `players` bots in each of its
+    rotations.
     """
     k = len(bots)
     if k == 0:
@@ -73,8 +75,11 @@ def rotation(bots: Sequence[str], players: int) -> list[tuple[str, ...]]:
         lineups += [tuple(bots[i] for i in w) for w in windows]
         unmet -= met
         if not unmet:
-            break
-    return lineups
+            return lineups
+    # No circle seats some pair together (6 bots, 3 seats: bots 3 apart): every set of `players`
+    # bots, each in its `players` rotations, seats each bot in each position equally often.
+    return [tuple(bots[i] for i in subset[r:] + subset[:r])
+            for subset in combinations(range(k), players) for r in range(players)]
 
 
 def ladder_batch(game: str, players: int, bots: Sequence[str], seed: int, deals: int,

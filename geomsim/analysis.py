@@ -108,7 +108,9 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     """Play the games `tasks` = [(seed, line-up)] and return their rows (a worker's task);
     `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`);
     `by_turn`: each line-up lists the bots by turn position, not by seat; `deals`: the seed
-    of each game's setup (`Batch.deal`, a ladder's paired seeds), its decisions timed.
+    of each game's setup (`Batch.deal`, a ladder's paired seeds), its decisions timed. Bots
+    from outside geomsim (``package.module:callable``) are seated: the command that made the
+    batch checked its specs.
 
     A top-level function of picklable arguments, so it runs in spawned processes and on Dask.
     """
@@ -120,7 +122,8 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     for seed, bots in tasks:
         try:
             result = (play_compiled(game, players, seed, first) if compiled
-                      else play_game(game, players, list(bots), seed, first, max_steps, by_turn,
+                      else play_game(game, players, [make_bot(b, game, outside=True) for b in bots],
+                                     seed, first, max_steps, by_turn,
                                      None if deals is None else deals[seed], deals is not None))
             rows.append(result.to_row())
         except Exception as e:

@@ -450,19 +450,23 @@ def bot_help(game: Game | None = None) -> list[str]:
     return [BOT_HELP[n] for n in BOTS] + [h for _, h in game_bots(game).values()]
 
 
-def make_bot(spec: str | Bot, game: Game | None = None) -> Bot:
+def make_bot(spec: str | Bot, game: Game | None = None, outside: bool = False) -> Bot:
     """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``), among the engine's bots and
-    those `game` provides (``"planner"`` for Anasazi), or from outside geomsim
-    (``"mypkg.players:make_player"``, see `outside_bot`); a `Bot` is returned as is."""
+    those `game` provides (``"planner"`` for Anasazi), or with `outside` from outside geomsim
+    (``"mypkg.players:make_player"``, see `outside_bot`); a `Bot` is returned as is.
+
+    `outside` imports code named by the spec: only for specs of the command line (a scenario, a
+    rows file or a web page must not make geomsim import and call a module)."""
     if not isinstance(spec, str):
         return spec
     name, _, arg = spec.strip().partition(":")
     factory = BOTS.get(name) or game_bots(game).get(name, (None, ""))[0]
-    if factory is None and _OUTSIDE.fullmatch(spec.strip()):
+    if factory is None and outside and _OUTSIDE.fullmatch(spec.strip()):
         return outside_bot(spec.strip())
     if factory is None:
-        raise ValueError(f"unknown bot {cut(repr(spec), 60)}; known bots: {', '.join(bot_help(game))}; "
-                         "or module.path:callable for a bot from outside geomsim")
+        also = "; or package.module:callable for a bot from outside geomsim" if outside else ""
+        raise ValueError(f"unknown bot {cut(repr(spec), 60)}; known bots: "
+                         f"{', '.join(bot_help(game))}{also}")
     return factory(arg or None)
 
 

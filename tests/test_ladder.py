@@ -250,5 +250,8 @@ def test_a_bad_bot_spec_is_one_clear_line(spec: str, says: str, tmp_path: Path,
 
 def test_known_bots_win_over_modules_and_an_outside_bot_seats() -> None:
     assert make_bot("ismcts:20").spec == "ismcts:20"  # a spec with ':' that is not a module
-    bot = make_bot("tests.test_ladder:make_first_legal", GRID)
+    bot = make_bot("tests.test_ladder:make_first_legal", GRID, outside=True)
     assert play_game(GRID, 2, [bot, "random"], 0).bots == ["first-legal", "random"]
+    # Elsewhere (a scenario, a rows file, a web page) a spec never imports a module.
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_bot("tests.test_ladder:make_first_legal", GRID)

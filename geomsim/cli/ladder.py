@@ -34,7 +34,7 @@ def _ladder_from_options(game_name: str, players: int | None, bots: str, deals: 
     try:
         game.check_players(players)
         for spec in specs:
-            make_bot(spec, game)
+            make_bot(spec, game, outside=True)
     except ValueError as e:
         raise UserError(str(e)) from None
     games = deals * len(rotation(specs, players))

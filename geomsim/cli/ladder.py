@@ -12,8 +12,17 @@ from geomsim.batch import Batch
 from geomsim.bots import make_bot
 from geomsim.cli.analyze import _default_workers, _kept
 from geomsim.cli.common import SEED, OutputPath, UserError, command
-from geomsim.ladder import LADDER_JSON, LADDER_MD, LADDER_PNG, ladder_batch, ladder_markdown, \
-    ladder_summary, rotation, run_ladder, write_ladder
+from geomsim.ladder import (
+    LADDER_JSON,
+    LADDER_MD,
+    LADDER_PNG,
+    ladder_batch,
+    ladder_markdown,
+    ladder_summary,
+    rotation,
+    run_ladder,
+    write_ladder,
+)
 from geomsim.reading import MAX_SEED
 
 

@@ -104,11 +104,14 @@ class GameFailed(RuntimeError):
 
 def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[str]]],
               start: str | None, max_steps: int, compiled: bool = False, by_turn: bool = False,
-              options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+              options: Mapping[str, Any] | None = None, deals: Mapping[int, int] | None = None
+              ) -> list[dict[str, Any]]:
     """Play the games `tasks` = [(seed, line-up)] and return their rows (a worker's task);
     `compiled`: by the game's compiled random player (`geomsim.bots.play_compiled`);
     `by_turn`: each line-up lists the bots by turn position, not by seat; `options`: the rule
-    options of each new game.
+    options of each new game; `deals`: the seed of each game's setup (`Batch.deal`, a
+    ladder's paired seeds), its decisions timed. Bots from outside geomsim
+    (``package.module:callable``) are seated: the command that made the batch checked its specs.
 
     A top-level function of picklable arguments, so it runs in spawned processes and on Dask.
     """
@@ -120,8 +123,10 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     for seed, bots in tasks:
         try:
             result = (play_compiled(game, players, seed, first, options) if compiled
-                      else play_game(game, players, list(bots), seed, first, max_steps,
-                                     by_turn=by_turn, options=options))
+                      else play_game(game, players, [make_bot(b, game, outside=True) for b in bots],
+                                     seed, first, max_steps, by_turn=by_turn, options=options,
+                                     deal=None if deals is None else deals[seed],
+                                     timed=deals is not None))
             rows.append(result.to_row())
         except Exception as e:
             raise GameFailed(f"game of seed {seed} ({', '.join(bots)}): "
@@ -578,9 +583,10 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
     while True:
         for seeds in work:
             tasks = [(s, batch.lineup(s)) for s in seeds]
+            deals = {s: batch.deal(s) for s in seeds} if batch.lineups else None
             pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
                                              batch.start, batch.max_steps, batch.compiled,
-                                             batch.rotate, dict(batch.options) or None))
+                                             batch.rotate, dict(batch.options) or None, deals))
             if len(pending) >= (pool.capacity if chunker.sized else pool.threads):
                 break
         if not pending:

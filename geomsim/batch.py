@@ -22,6 +22,10 @@ class Batch:
     player number s in every game.
     `start` is the JSON of a state to start every game from (a scenario's end), `start_name`
     names where it came from; `options` are the rule options each new game is made with.
+    `lineups` (a ladder's rotation, `geomsim.ladder`): when given, game i plays line-up
+    ``lineups[i % R]`` by turn position (R line-ups; `bots` then lists the distinct bots), on
+    the deal of the first seed of its round of R games (`deal`), so every line-up of a round
+    meets the same setup: paired seeds. The games are timed decision by decision.
     """
 
     game: str
@@ -35,12 +39,20 @@ class Batch:
     max_steps: int = 100_000
     compiled: bool = False  # random line-ups played by the game's compiled random player
     options: Mapping[str, Any] = field(default_factory=dict)  # rule options chosen (geomsim.options)
+    lineups: tuple[tuple[str, ...], ...] = ()
 
     def lineup(self, seed: int) -> list[str]:
         """The bot specs of the game of `seed`: by turn position when the batch rotates
         (`play_game(..., by_turn=True)`), else by seat."""
+        if self.lineups:
+            return list(self.lineups[(seed - self.seed) % len(self.lineups)])
         shift = (seed - self.seed) % self.players if self.rotate else 0
         return [self.bots[(s + shift) % self.players] for s in range(self.players)]
+
+    def deal(self, seed: int) -> int:
+        """The seed whose setup the game of `seed` is played on: its own, or with `lineups` the
+        first seed of its round."""
+        return seed - (seed - self.seed) % len(self.lineups) if self.lineups else seed
 
     def seeds(self) -> range:
         """The seeds of the batch's games, in order."""
@@ -54,6 +66,10 @@ class Batch:
         data["options"] = dict(self.options)
         if not data["options"]:  # a batch of the official rules records as it did before options
             del data["options"]
+        if self.lineups:
+            data["lineups"] = [list(lineup) for lineup in self.lineups]
+        else:  # the record of a batch without them is as before (it resumes as before)
+            del data["lineups"]
         return data
 
 

@@ -21,8 +21,10 @@ with equal keys hold the same actions of `player` legal, or None where it cannot
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -449,16 +451,52 @@ def bot_help(game: Game | None = None) -> list[str]:
     return [BOT_HELP[n] for n in BOTS] + [h for _, h in game_bots(game).values()]
 
 
-def make_bot(spec: str | Bot, game: Game | None = None) -> Bot:
+def make_bot(spec: str | Bot, game: Game | None = None, outside: bool = False) -> Bot:
     """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``), among the engine's bots and
-    those `game` provides (``"planner"`` for Anasazi); a `Bot` is returned as is."""
+    those `game` provides (``"planner"`` for Anasazi), or with `outside` from outside geomsim
+    (``"mypkg.players:make_player"``, see `outside_bot`); a `Bot` is returned as is.
+
+    `outside` imports code named by the spec: only for specs of the command line (a scenario, a
+    rows file or a web page must not make geomsim import and call a module)."""
     if not isinstance(spec, str):
         return spec
     name, _, arg = spec.strip().partition(":")
     factory = BOTS.get(name) or game_bots(game).get(name, (None, ""))[0]
+    if factory is None and outside and _OUTSIDE.fullmatch(spec.strip()):
+        return outside_bot(spec.strip())
     if factory is None:
-        raise ValueError(f"unknown bot {spec!r}; known bots: {', '.join(bot_help(game))}")
+        also = "; or package.module:callable for a bot from outside geomsim" if outside else ""
+        raise ValueError(f"unknown bot {cut(repr(spec), 60)}; known bots: "
+                         f"{', '.join(bot_help(game))}{also}")
     return factory(arg or None)
+
+
+# A bot from outside geomsim: ``package.module:callable`` (a dotted module path, so it is never
+# a known bot's ``name:argument``; a known bot's name wins over a module of the same name).
+_OUTSIDE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+:[A-Za-z_]\w*")
+
+
+def outside_bot(spec: str) -> Bot:
+    """The bot that ``module.path:callable`` returns when called without arguments, or a
+    one-line `ValueError` saying what is wrong (the module, the name, what it returned)."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as e:  # a missing module, or one that fails as it loads
+        raise ValueError(f"bot {cut(spec, 80)}: cannot import {module_name}: "
+                         f"{type(e).__name__}: {cut(str(e), 80)}") from None
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise ValueError(f"bot {cut(spec, 80)}: {module_name} has no callable {attribute}")
+    try:
+        bot = factory()
+    except Exception as e:
+        raise ValueError(f"bot {cut(spec, 80)}: {attribute}() failed: "
+                         f"{type(e).__name__}: {cut(str(e), 80)}") from None
+    if not isinstance(bot, Bot) or not isinstance(bot.spec, str):
+        raise ValueError(f"bot {cut(spec, 80)}: {attribute}() returned {type(bot).__name__}, not a "
+                         "bot (an object with a text `spec` and choose(state, player, rng))")
+    return bot
 
 
 # -- playing one game ------------------------------------------------------------------------------
@@ -474,6 +512,9 @@ class GameResult:
     this game (not those of a starting scenario); `finished` is False when `max_steps` cut the
     game short; `trace` is what `Trace.to_json` records of the course of play (for
     `geomsim.metrics`); `versions` and `options` say which rules were played (`versions_of`).
+    `deal`: the seed the setup came from when not `seed` (a ladder plays one deal with several
+    line-ups); `decision_seconds[p]`: the seconds of each decision of seat `p`, when timed
+    (both left out of the row when unset, so rows of other batches are unchanged).
     """
 
     game: str
@@ -491,6 +532,8 @@ class GameResult:
     trace: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    deal: int | None = None
+    decision_seconds: list[list[float]] = field(default_factory=list)
 
     @property
     def winner(self) -> Player | None:
@@ -500,7 +543,14 @@ class GameResult:
     def to_row(self) -> dict[str, Any]:
         """This result as a JSON-able row (`winner` included)."""
         # Shallow (`asdict` deep-copies): rows are written out at once, one per game.
-        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "winner": self.winner}
+        row = {**{f.name: getattr(self, f.name) for f in fields(self)}, "winner": self.winner}
+        for name in _UNSET_LEFT_OUT:
+            if not row[name] and row[name] != 0:
+                del row[name]
+        return row
+
+
+_UNSET_LEFT_OUT = ("deal", "decision_seconds")  # fields a row holds only when they are set
 
 
 def versions_of(game: Game) -> dict[str, Any]:
@@ -601,16 +651,18 @@ def play_rounds(state: State, choose: Callable[[Player], Action], rounds: int) -
 
 def play_game(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
               start: State | None = None, max_steps: int = 100_000, by_turn: bool = False,
-              options: Mapping[str, Any] | None = None) -> GameResult:
+              options: Mapping[str, Any] | None = None, deal: int | None = None,
+              timed: bool = False) -> GameResult:
     """Play one game: `bots[p]` in seat `p` (with `by_turn`, `bots[k]` for the player in turn
-    position k, see `State.turn_order`), setup from `seed` under `options` (or a copy of
-    `start`).
+    position k, see `State.turn_order`), setup from `seed` under `options` (or from `deal`
+    when given, or a copy of `start`); with `timed`, the result holds the seconds of each
+    decision.
 
     Each seat draws from its own stream `bot_rngs(seed, players)[p]`, so the same seed and bots
     give the same game in any process. Players to move together choose in seat order, each
     seeing the state through the interface only (earlier sealed choices stay hidden).
     """
-    return play_out(game, players, bots, seed, start, max_steps, by_turn, options)[1]
+    return play_out(game, players, bots, seed, start, max_steps, by_turn, options, deal, timed)[1]
 
 
 def seated_by_turn(bots: Sequence[T], order: Sequence[Player]) -> list[T]:
@@ -623,12 +675,14 @@ def seated_by_turn(bots: Sequence[T], order: Sequence[Player]) -> list[T]:
 
 def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
              start: State | None = None, max_steps: int = 100_000, by_turn: bool = False,
-             options: Mapping[str, Any] | None = None) -> tuple[State, GameResult]:
+             options: Mapping[str, Any] | None = None, deal: int | None = None,
+             timed: bool = False) -> tuple[State, GameResult]:
     """`play_game`, and the state it ended in (to draw or replay a row's game: the same seed
     and bots give the same game, unless a bot's budget is time)."""
     if len(bots) != players:
         raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
-    state = new_state_under(game, players, seed, None, options) if start is None else start.clone()
+    state = (new_state_under(game, players, seed if deal is None else deal, None, options)
+             if start is None else start.clone())
     if state.num_players != players:
         raise ValueError(f"the starting state has {state.num_players} players, not {players}")
     seats = [make_bot(b, game) for b in (seated_by_turn(bots, state.turn_order()) if by_turn
@@ -637,10 +691,16 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
     began, clock = len(state.history), time.perf_counter()
     first, order = list(state.to_move()), state.turn_order()
     trace = Trace()
+    spent: list[list[float]] = [[] for _ in range(players)]
 
     def choose(p: Player) -> Action:
         trace.record(state, p)
-        return seats[p].choose(state, p, rngs[p])
+        if not timed:
+            return seats[p].choose(state, p, rngs[p])
+        began_choice = time.perf_counter()
+        action = seats[p].choose(state, p, rngs[p])
+        spent[p].append(round(time.perf_counter() - began_choice, 6))  # a microsecond is plenty
+        return action
 
     play_rounds(state, choose, max_steps)
     trace.note(state)
@@ -651,7 +711,7 @@ def play_out(game: Game, players: int, bots: Sequence[str | Bot], seed: int,
         length=len(state.history) - began, finished=over, first=first, turn_order=order,
         figures=figures_of(state),
         seconds=time.perf_counter() - clock, trace=trace.to_json(), versions=versions_of(game),
-        options=options_of(state),
+        options=options_of(state), deal=deal, decision_seconds=spent if timed else [],
     )
 
 

@@ -2,7 +2,7 @@
 
 Commands load lazily: `geomsim --help` imports no game and no matplotlib. Each command of the
 engine lives in its module of this package (``games``, ``setup``, ``rules``, ``scenario``,
-``analyze``, ``report``, ``serve``); a game adds its own through the entry point group
+``analyze``, ``ladder``, ``report``, ``serve``); a game adds its own through the entry point group
 ``geomsim.commands``, as a `geomsim.commands.Command` (data, no click) that `to_click` turns into
 a click command. Any error is one line on stderr and exit code 2 (a traceback with --debug).
 """
@@ -31,6 +31,7 @@ LAZY_COMMANDS = {
     "check": "geomsim.cli.scenario:check_command",
     "replay": "geomsim.cli.scenario:replay_command",
     "analyze": "geomsim.cli.analyze:analyze_command",
+    "ladder": "geomsim.cli.ladder:ladder_command",
     "report": "geomsim.cli.report:report_command",
     "serve": "geomsim.cli.serve:serve_command",
 }

@@ -197,7 +197,7 @@ def test_kernel_obstacles_and_markers_agree_with_the_batched_check(moments):
                                     ctx.obstacles[1].round(9).tolist(), ctx.reach.round(9).tolist()))
                 assert mine == theirs
                 p, z, _ = lg.covering_candidates(ctx, rng, 40)
-                ok = lg._check_markers(ctx, p, z, covered=np.True_).ok
+                ok = lg._check_markers(ctx, p.real, p.imag, np.angle(z), z, True, None).ok
                 kernel = [playout.marker_legal(arrays.fp, q.real, q.imag, u.real, u.imag, obs, n)
                           for q, u in zip(p.tolist(), z.tolist())]
                 assert kernel == ok.tolist()

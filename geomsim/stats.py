@@ -8,14 +8,16 @@ printed in tables. Pure functions of rows and numbers: nothing here plays, reads
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import stats as scipy_stats
 
 from geomsim.rules import win_shares
 
 Z95 = 1.959963984540054  # the normal's 97.5% quantile: a two-sided 95% interval
+BOOTSTRAP_RESAMPLES = 1000
 
 
 # -- intervals and samples -------------------------------------------------------------------------
@@ -46,6 +48,136 @@ def win_share(row: dict[str, Any], seat: int) -> float:
     return win_shares(row["players"], row["winners"])[seat]
 
 
+def bootstrap_replicates(columns: Sequence[float] | Sequence[Sequence[float]] | np.ndarray,
+                         statistic: Callable[[np.ndarray], np.ndarray] | None = None,
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> np.ndarray:
+    """`statistic` of the column means of per-game values, over `resamples` resamplings of the
+    games (`columns`: one column per quantity, one value per game; a flat sequence is one
+    column). `statistic` maps means of shape (resamples, k) to (resamples,); None: the mean of
+    the one column. The stream is fixed by `seed`, so the replicates are reproducible."""
+    values = np.asarray(columns, dtype=float)
+    values = values.reshape(1, -1) if values.ndim == 1 else values
+    n = values.shape[1]
+    if n == 0:
+        return np.empty(0)
+    stat = statistic or (lambda means: means[:, 0])
+    rng = np.random.default_rng(seed)
+    found = []
+    chunk = max(1, min(resamples, 2_000_000 // n))  # bounded memory on big batches
+    for done in range(0, resamples, chunk):
+        picks = rng.integers(0, n, size=(min(chunk, resamples - done), n))
+        found.append(stat(values[:, picks].mean(axis=2).T))
+    return np.concatenate(found)
+
+
+def bootstrap_interval(columns: Sequence[float] | Sequence[Sequence[float]] | np.ndarray,
+                       statistic: Callable[[np.ndarray], np.ndarray] | None = None,
+                       resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """The 95% percentile bootstrap interval of `statistic` (see `bootstrap_replicates`)."""
+    found = bootstrap_replicates(columns, statistic, resamples, seed)
+    if not found.size:
+        return (math.nan, math.nan)
+    low, high = np.percentile(found, [2.5, 97.5])
+    return (float(low), float(high))
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of p-values tested together (each claim keeps its order)."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    adjusted, running = [1.0] * len(pvalues), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(pvalues) - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def ranks(row: dict[str, Any]) -> list[float]:
+    """Each player's rank in a game as Ludii ranks a game ended by score: 1 is the best, tied
+    players share the mean of the places they span (two tied for first are 1.5 each). The
+    winners (after the rulebook's tie-break) come first, the others by score; an unfinished
+    game ranks every player equal (Ludii's draw rank for players not yet ranked)."""
+    n = row["players"]
+    if not row["finished"]:
+        return [(n + 1) / 2] * n
+    winners = set(row["winners"])
+    keys = [(p in winners, row["scores"][p]) for p in range(n)]
+    placed = sorted(range(n), key=lambda p: keys[p], reverse=True)
+    found = [0.0] * n
+    start = 0
+    while start < n:
+        end = start
+        while end + 1 < n and keys[placed[end + 1]] == keys[placed[start]]:
+            end += 1
+        for p in placed[start:end + 1]:
+            found[p] = (start + end) / 2 + 1
+        start = end + 1
+    return found
+
+
+def partial_wins(row: dict[str, Any]) -> list[float]:
+    """Ludii's partial win of each player: (utility + 1) / 2 with utility 1 - (rank - 1) * 2 /
+    (n - 1), i.e. 1 for the sole first, 0 for the sole last, 0.5 for all tied."""
+    n = row["players"]
+    return [1 - (r - 1) / (n - 1) for r in ranks(row)] if n > 1 else [1.0]
+
+
+def turn_values(row: dict[str, Any], values: Sequence[float]) -> list[float] | None:
+    """Per-player `values` of a game reordered by turn position (index 0: the first to move),
+    None for a row that does not record its turn order (made before geomsim 0.2)."""
+    order = row.get("turn_order")
+    return [values[p] for p in order] if order else None
+
+
+def paired_test(differences: Sequence[float]) -> dict[str, Any]:
+    """The mean of paired per-game differences, its 95% interval (Student t) and the one-sided
+    p-values of "the mean is above 0" and "below 0" (a paired t-test)."""
+    d = np.asarray(differences, dtype=float)
+    n = d.size
+    if n < 2:
+        return {"n": int(n), "mean": float(d.mean()) if n else math.nan, "ci95": [-math.inf, math.inf],
+                "p_above": 1.0, "p_below": 1.0, "se": math.inf}
+    mean, se = float(d.mean()), float(d.std(ddof=1) / math.sqrt(n))
+    if se == 0:
+        above, below = (0.0 if mean > 0 else 1.0), (0.0 if mean < 0 else 1.0)
+        return {"n": n, "mean": mean, "ci95": [mean, mean], "p_above": above, "p_below": below,
+                "se": 0.0}
+    t = float(scipy_stats.t.ppf(0.975, n - 1))
+    dist = scipy_stats.t(n - 1)
+    return {"n": n, "mean": mean, "ci95": [mean - t * se, mean + t * se], "se": se,
+            "p_above": float(dist.sf(mean / se)), "p_below": float(dist.cdf(mean / se))}
+
+
+def welch_test(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
+    """The difference of the means of two independent samples (a - b), its 95% interval and the
+    one-sided p-values of "above 0" and "below 0" (Welch's t-test)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.size < 2 or y.size < 2:
+        return {"n": int(min(x.size, y.size)), "mean": math.nan, "ci95": [-math.inf, math.inf],
+                "p_above": 1.0, "p_below": 1.0, "se": math.inf}
+    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    mean, se = float(x.mean() - y.mean()), float(math.sqrt(vx + vy))
+    if se == 0:
+        return {"n": int(min(x.size, y.size)), "mean": mean, "ci95": [mean, mean], "se": 0.0,
+                "p_above": 0.0 if mean > 0 else 1.0, "p_below": 0.0 if mean < 0 else 1.0}
+    dof = (vx + vy) ** 2 / (vx ** 2 / (x.size - 1) + vy ** 2 / (y.size - 1))
+    dist = scipy_stats.t(dof)
+    t = float(dist.ppf(0.975))
+    return {"n": int(min(x.size, y.size)), "mean": mean, "ci95": [mean - t * se, mean + t * se],
+            "se": se, "p_above": float(dist.sf(mean / se)), "p_below": float(dist.cdf(mean / se))}
+
+
+def proportion_test(successes: float, n: int, bound: float) -> dict[str, float]:
+    """One-sided score-test p-values of a proportion being above and below `bound` (the test
+    Wilson's interval inverts)."""
+    if n == 0 or not 0 < bound < 1:
+        p = successes / n if n else math.nan
+        above = 0.0 if n and bound <= 0 < p else 1.0
+        below = 0.0 if n and bound >= 1 > p else 1.0
+        return {"p_above": above, "p_below": below}
+    z = (successes / n - bound) / math.sqrt(bound * (1 - bound) / n)
+    return {"p_above": float(scipy_stats.norm.sf(z)), "p_below": float(scipy_stats.norm.cdf(z))}
+
+
 # -- a batch's summary -----------------------------------------------------------------------------
 
 
@@ -64,9 +196,11 @@ class Summary(dict[str, Any]):
 
 
 def summarize(rows: Iterable[dict[str, Any]]) -> Summary:
-    """Win rates by seat and by bot (Wilson 95%), scores, length and figures of the rows.
+    """Win rates by turn position (who moved first, second, ...), by player number and by bot
+    (Wilson 95%), scores, length and figures of the rows.
 
     A win shared by k players counts 1/k for each. Unfinished games count as played, not won.
+    Rows that do not record their turn order are left out of the turn positions.
     The result does not depend on the order of `rows`.
     """
     rows = sorted(rows, key=lambda r: r["seed"])
@@ -87,13 +221,20 @@ def summarize(rows: Iterable[dict[str, Any]]) -> Summary:
             entry["scores"].append(r["scores"][s])
     by_bot = [{"bot": name, **_rate(sum(e["wins"]), len(e["wins"])), "score": describe(e["scores"])}
               for name, e in sorted(bots.items())]
+    by_turn = []
+    ordered = [(turn_values(r, share), turn_values(r, r["scores"])) for r, share in zip(rows, shares)]
+    known = [(w, sc) for w, sc in ordered if w is not None and sc is not None]
+    if known:
+        for k in range(players):
+            by_turn.append({"turn": k, **_rate(sum(w[k] for w, _ in known), len(known)),
+                            "score": describe([sc[k] for _, sc in known])})
     return Summary({
         "game": rows[0]["game"], "players": players, "games": len(rows),
         "finished": sum(bool(r["finished"]) for r in rows),
         "shared_wins": sum(len(r["winners"]) > 1 for r in rows),
         "seeds": [rows[0]["seed"], rows[-1]["seed"]],
         "even_chance": 1 / players,
-        "by_seat": seats, "by_bot": by_bot,
+        "by_turn": by_turn, "by_seat": seats, "by_bot": by_bot,
         "length": describe([r["length"] for r in rows]),
         "figures": _figures(rows),
     })
@@ -111,6 +252,12 @@ def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 
 # -- in tables -------------------------------------------------------------------------------------
+
+
+def ordinal(k: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
 
 
 def pct(x: float) -> str:
@@ -153,8 +300,14 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     ]
     for b in summary["by_bot"]:
         lines.append(_rate_line(b["bot"], b))
-    lines += ["", "## Win rate by seat", "",
-              "| seat | games | wins | win rate | 95% CI | score mean | std | min | median | max |",
+    if summary.get("by_turn"):
+        lines += ["", "## Win rate by turn position (1st = the first to move)", "",
+                  "| turn | games | wins | win rate | 95% CI | score mean | std | min | median | max |",
+                  "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+        for t in summary["by_turn"]:
+            lines.append(_rate_line(ordinal(t["turn"] + 1), t))
+    lines += ["", "## Win rate by player number (not the turn order)", "",
+              "| player | games | wins | win rate | 95% CI | score mean | std | min | median | max |",
               "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
     for s in summary["by_seat"]:
         lines.append(_rate_line(str(s["seat"]), s))

@@ -350,11 +350,13 @@ def plot_comparison(found: Mapping[str, Any], metrics: Sequence[str] = ()) -> An
     return fig
 
 
-def comparison_html(game: str, found: Mapping[str, Any], fig: Any, command: str = "") -> str:
-    """The comparison as one self-contained HTML page (the report's style and helpers)."""
+def comparison_html(game: str, found: Mapping[str, Any], png: bytes | None, command: str = "") -> str:
+    """The comparison as one self-contained HTML page (the report's style and table), with the
+    plot `png` when given."""
+    import base64
     import html
 
-    from geomsim.report import STYLE, _data_uri, _table
+    from geomsim.report import STYLE, _table
 
     arms = found["arms"]
     first = arms[0]["label"]
@@ -372,13 +374,17 @@ def comparison_html(game: str, found: Mapping[str, Any], fig: Any, command: str 
         "<h2>Metrics</h2><p>Estimates with 95% intervals; differences to the first variant on "
         "the same seeds with 95% intervals and Holm-corrected p-values (* below 0.05).</p>",
         _table(head, body),
-        f"<figure><img src='{_data_uri(fig)}' alt='metrics by variant'><figcaption>each "
-        "variant's estimate with its 95% interval</figcaption></figure></body></html>"])
+        "" if png is None else
+        f"<figure><img src='data:image/png;base64,{base64.b64encode(png).decode('ascii')}' "
+        "alt='metrics by variant'><figcaption>each variant's estimate with its 95% interval"
+        "</figcaption></figure>", "</body></html>"])
 
 
 def write_comparison(out: Path, game: str, found: Mapping[str, Any], command: str = "",
-                     metrics: Sequence[str] = ()) -> None:
-    """Write ``compare.json``, ``compare.md``, ``compare.png`` and ``report.html`` into `out`."""
+                     metrics: Sequence[str] = (), plot: bool = True) -> None:
+    """Write ``compare.json``, ``compare.md``, ``report.html`` and (with `plot`) ``compare.png``
+    into `out`."""
+    from geomsim.files import read_bytes
     from geomsim.plotting import save
 
     unknown = set(metrics) - {m["metric"] for m in found["metrics"]}
@@ -388,9 +394,11 @@ def write_comparison(out: Path, game: str, found: Mapping[str, Any], command: st
     write_text(out / "compare.json", json.dumps({"game": game, **found}, indent=1,
                                                 default=_json_safe) + "\n")
     write_text(out / "compare.md", comparison_markdown(game, found, command))
-    fig = plot_comparison(found, metrics)
-    save(fig, out / "compare.png")
-    write_text(out / "report.html", comparison_html(game, found, fig, command))
+    png = None
+    if plot:
+        save(plot_comparison(found, metrics), out / "compare.png")
+        png = read_bytes(out / "compare.png", 1 << 26)
+    write_text(out / "report.html", comparison_html(game, found, png, command))
 
 
 def _json_safe(value: Any) -> Any:

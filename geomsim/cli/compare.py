@@ -43,12 +43,13 @@ from geomsim.reading import DataError
               help="Stop a game after this many decisions (recorded as unfinished).")
 @click.option("--metric", "metrics", multiple=True, metavar="NAME",
               help="Plot only these metrics (repeatable; default: all).")
+@click.option("--no-plot", is_flag=True, help="Skip compare.png (and the report's picture).")
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar on stderr.")
 def compare_command(game_name: str, variants: tuple[str, ...], option_sets: tuple[str, ...],
                     sweep: str | None, option_texts: tuple[str, ...], players: int | None,
                     bots: str, games: int, seed: int, workers: int | None, scheduler: str | None,
                     output: Path, resume: bool, force: bool, compiled: bool, max_steps: int,
-                    metrics: tuple[str, ...], progress: bool | None) -> None:
+                    metrics: tuple[str, ...], no_plot: bool, progress: bool | None) -> None:
     """Play GAME under two or more variants with the same bots on the same seeds, and compare.
 
     Writes OUTPUT/<variant>/ (each variant's batch, as analyze writes it), compare.md,
@@ -92,6 +93,7 @@ def compare_command(game_name: str, variants: tuple[str, ...], option_sets: tupl
     pool.close()
     found = compare.comparison(arms, rows)
     line = "geomsim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    compare.write_comparison(output, game.name, found, line, metrics)
+    compare.write_comparison(output, game.name, found, line, metrics, plot=not no_plot)
     click.echo(compare.comparison_markdown(game.name, found))
-    click.echo(f"wrote {output}/compare.md, compare.json, compare.png, report.html")
+    click.echo(f"wrote {output}/compare.md, compare.json, report.html"
+               + ("" if no_plot else ", compare.png"))

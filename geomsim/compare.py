@@ -57,9 +57,11 @@ def parse_sweep(game: Game, text: str) -> tuple[str, list[Any]]:
     option = game.options[name]
     parts = span.split(":")
     try:
-        low, high, step = (float(p) for p in (parts + ["1"])[:3]) if len(parts) in (2, 3) else ()
+        low, high, step = (float(p) for p in (parts + ["1"])[:3])
     except ValueError:
         low = high = step = math.nan
+    if len(parts) not in (2, 3):
+        low = math.nan
     if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(step) and step > 0
             and high >= low):
         raise DataError(f"--sweep {name}", f"expected LO:HI[:STEP] numbers, LO <= HI, STEP > 0, "
@@ -137,7 +139,7 @@ def _first_mover_win(row: Row) -> float | None:
     first = (row.get("turn_order") or [])[:1] or row.get("first", [])
     if not row["finished"] or len(first) != 1:
         return None
-    return win_shares(row["players"], row["winners"])[first[0]]
+    return float(win_shares(row["players"], row["winners"])[first[0]])
 
 
 def _own_measures() -> list[Measure]:
@@ -226,7 +228,7 @@ def balance_difference(first: Sequence[Row], other: Sequence[Row]) -> dict[str, 
     columns = np.array([a[s] + b[s] for s in seeds], dtype=float).T
 
     def diff(means: np.ndarray) -> np.ndarray:
-        return _balance_of(means[:, k:]) - _balance_of(means[:, :k])
+        return np.asarray(_balance_of(means[:, k:]) - _balance_of(means[:, :k]))
 
     mean = float(diff(columns.mean(axis=1)[None, :])[0])
     reps = stats.bootstrap_replicates(columns, diff)

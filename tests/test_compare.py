@@ -72,3 +72,34 @@ def test_fewer_rounds_give_shorter_cibola_games(tmp_path: Path, capsys: pytest.C
     assert "--resume" in capsys.readouterr().err
     assert main([*argv, "-n", "14", "--resume", "--no-plot"]) == 0
     assert json.loads((out / "compare.json").read_text())["arms"][0]["games"] == 14
+
+
+SCENARIO = """game: cibola
+players: 4
+expect:
+"""
+CLAIM = """  - analysis: {{bots: random, games: 10, options: {{rounds: 3}}}}
+    less_than: {{analysis: {{bots: random, games: 10, options: {{rounds: 4}}}}}}
+    metric: Duration Moves
+    by: {by}
+"""
+
+
+def test_scenario_compares_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Three rounds play about 75% of four rounds' actions: 20% shorter surely holds, 30%
+    # shorter surely fails, 26% shorter is too close to tell in 10 games.
+    path = tmp_path / "variants.yaml"
+    path.write_text(SCENARIO + "".join(CLAIM.format(by=b) for b in ("20%", "30%", "26%")))
+    assert main(["run", "--no-outputs", str(path)]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if "Duration Moves" in line]
+    assert [line.rsplit(": ", 1)[1] for line in lines] == ["holds", "fails", "undecided"]
+    assert lines[0].split()[0] == "pass" and "paired by 10 seeds" in lines[0]
+
+
+def test_scenario_variant_errors_name_the_field(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(SCENARIO + CLAIM.format(by="20%").replace("rounds: 4", "rounds: 40"))
+    assert main(["run", "--no-outputs", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "bad.yaml:5:" in err and "options.rounds" in err and "1 to 8" in err

@@ -244,7 +244,8 @@ def expect_event(moment: Moment, exp: Expectation) -> Outcome:
 def analysis_batch(moment: Moment, spec: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The rows of the batch an ``analysis`` expectation asks for, played in this process:
     `games` games from seed `seed` on (new setups, or the scenario's state at this step with
-    `from_scenario`), the line-up rotated by a seat a game unless `fixed_seats`."""
+    `from_scenario`), the line-up rotated by a seat a game unless `fixed_seats`, under the
+    scenario's options with the mapping's `options` over them."""
     from geomsim.batch import Batch, lineup_of
     from geomsim.bots import play_game
 
@@ -252,11 +253,14 @@ def analysis_batch(moment: Moment, spec: Mapping[str, Any]) -> list[dict[str, An
     if key in _BATCHES and _BATCHES[key][0] is moment.state:
         return _BATCHES[key][1]
     game, players = moment.scenario.game, moment.state.num_players
+    # The scenario's options rule its batches; the mapping's own `options` go over them.
+    options = {**moment.scenario.options, **(spec.get("options") or {})}
     batch = Batch(game.name, players, lineup_of(analysis_bots(spec), players),
-                  spec.get("seed", 0), spec["games"], not spec.get("fixed_seats", False))
+                  spec.get("seed", 0), spec["games"], not spec.get("fixed_seats", False),
+                  options=options)
     start = moment.state if spec.get("from_scenario") else None
-    rows = [play_game(game, players, batch.lineup(s), s, start,
-                      spec.get("max_steps", 100_000)).to_row() for s in batch.seeds()]
+    rows = [play_game(game, players, batch.lineup(s), s, start, spec.get("max_steps", 100_000),
+                      options or None).to_row() for s in batch.seeds()]
     while len(_BATCHES) >= 4:
         _BATCHES.pop(next(iter(_BATCHES)))
     _BATCHES[key] = (moment.state, rows)
@@ -285,10 +289,67 @@ def analysis_metric(spec: Mapping[str, Any]) -> tuple[str, str]:
     return spec["metric"], str(spec["metric"])
 
 
+VERSUS = ("less_than", "more_than")
+
+
+def versus_factor(spec: Mapping[str, Any]) -> float:
+    """The factor k of a comparison with another batch: "A less than B by 10%" claims
+    A < 0.9 B, "more than by 10%" A > 1.1 B, ``ratio: r`` A < r B (or >); 1 without either."""
+    if "ratio" in spec:
+        return float(spec["ratio"])
+    by = spec.get("by", 0)
+    share = float(by.rstrip("%")) / 100 if isinstance(by, str) else float(by)
+    return 1 - share if "less_than" in spec else 1 + share
+
+
+def _options_words(spec: Mapping[str, Any]) -> str:
+    options = spec.get("options") or {}
+    return "with " + ", ".join(f"{k}={v}" for k, v in options.items()) if options else "as the scenario"
+
+
+def expect_versus(moment: Moment, exp: Expectation) -> Outcome:
+    """A comparison of two batches (e.g. two variants of the rules): one per-game metric of
+    this batch against `factor` times the other's, paired by seed (a paired t-test on the
+    per-seed differences; Welch's when no seed is shared). Holds when the claimed side is
+    significant at 5%, fails when the other side is, undecided otherwise (not a pass)."""
+    from geomsim.compare import measures, values_by_seed
+    from geomsim.stats import paired_test, welch_test
+
+    spec = exp.spec
+    key = next(k for k in VERSUS if k in spec)
+    other = spec[key]
+    rows, other_rows = analysis_batch(moment, spec["analysis"]), analysis_batch(moment, other["analysis"])
+    name = spec["metric"]
+    found = {m.name: m for m in measures([*rows, *other_rows])}
+    if name not in found:
+        return False, f"{name}: no such per-game metric (metrics: {', '.join(found)})"
+    a = values_by_seed(rows, found[name].per_game)
+    b = values_by_seed(other_rows, found[name].per_game)
+    k = versus_factor(spec)
+    common = sorted(set(a) & set(b))
+    test = (paired_test([a[s] - k * b[s] for s in common]) if len(common) >= 2
+            else welch_test(list(a.values()), [k * v for v in b.values()]))
+    holds, fails = ((test["p_below"], test["p_above"]) if key == "less_than"
+                    else (test["p_above"], test["p_below"]))
+    verdict = "holds" if holds < 0.05 else "fails" if fails < 0.05 else "undecided"
+    mean_a = sum(a.values()) / len(a) if a else math.nan
+    mean_b = sum(b.values()) / len(b) if b else math.nan
+    low, high = test["ci95"]
+    paired = f"paired by {len(common)} seeds" if len(common) >= 2 else "unpaired (Welch)"
+    text = (f"{name} {_options_words(spec['analysis'])}: {mean_a:.4g} in {len(a)} games; "
+            f"{_options_words(other['analysis'])}: {mean_b:.4g} in {len(b)} games "
+            f"(ratio {mean_a / mean_b if mean_b else math.nan:.3g}); A - {k:g} B = "
+            f"{test['mean']:+.4g} (95% CI {low:.4g} to {high:.4g}, {paired}); expected A "
+            f"{key.replace('_', ' ')} {k:g} B: {verdict}")
+    return verdict == "holds", text
+
+
 def expect_analysis(moment: Moment, exp: Expectation) -> Outcome:
     """A batch question: play the games asked for and compare one metric of theirs."""
     from geomsim.metrics import metrics
 
+    if any(k in exp.spec for k in VERSUS):
+        return expect_versus(moment, exp)
     spec, asked = exp.spec, exp.spec["analysis"]
     rows = analysis_batch(moment, asked)
     found = plain(metrics(rows))

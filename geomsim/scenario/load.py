@@ -12,7 +12,8 @@ from geomsim import registry
 from geomsim.reading import DataError, cut, path_parts, read_file, short
 from geomsim.registry import UnknownGame
 from geomsim.rules import Action, Game
-from geomsim.scenario.expect import COMPARATORS, CORE_EXPECTATIONS, analysis_bots, property_path
+from geomsim.scenario.expect import (COMPARATORS, CORE_EXPECTATIONS, VERSUS, analysis_bots,
+                                      property_path)
 from geomsim.scenario.model import (
     END,
     Expectation,
@@ -331,6 +332,14 @@ class _Builder:
         of the line-up or a metric path) and a comparison."""
         from geomsim.bots import make_bot
 
+        for where, mapping in self._analysis_mappings(path, spec):
+            self.analysis_options(where, mapping)
+        if any(k in spec for k in VERSUS):
+            self.versus_spec(path, spec)
+            return
+        for k in ("by", "ratio"):
+            if k in spec:
+                raise self.error(path + (k,), f"{k} goes with less_than or more_than")
         asked = [k for k in ("seat", "bot", "metric") if k in spec]
         if len(asked) != 1:
             raise self.error(path, "name what to measure with one of seat, bot or metric, not "
@@ -358,6 +367,45 @@ class _Builder:
             raise self.error(path, "give one of between, equals, at_least, at_most")
         if "between" in spec and spec["between"][0] > spec["between"][1]:
             raise self.error(path + ("between",), "give the lower bound first")
+
+    @staticmethod
+    def _analysis_mappings(path: FieldPath, spec: dict[str, Any]
+                           ) -> list[tuple[FieldPath, dict[str, Any]]]:
+        """The ``analysis`` mappings of an expectation: its own, and the one it compares with."""
+        found = [(path + ("analysis",), spec["analysis"])]
+        found += [(path + (k, "analysis"), spec[k]["analysis"]) for k in VERSUS if k in spec]
+        return found
+
+    def analysis_options(self, path: FieldPath, mapping: dict[str, Any]) -> None:
+        """The options of an ``analysis`` mapping, each allowed by the game (they go over the
+        file's own when the batch plays)."""
+        for name, value in (mapping.get("options") or {}).items():
+            try:
+                self.game.resolve_options({name: value})
+            except DataError as e:
+                raise self.error(path + ("options", name), e.problem,
+                                 key=name not in self.game.options) from None
+
+    def versus_spec(self, path: FieldPath, spec: dict[str, Any]) -> None:
+        """A comparison with another batch: one of less_than/more_than, whose batch names bots
+        of this game; a per-game metric (not a seat or bot); `by` or `ratio`, not both."""
+        from geomsim.bots import make_bot
+
+        keys = [k for k in VERSUS if k in spec]
+        if len(keys) != 1:
+            raise self.error(path, "give less_than or more_than, not both")
+        if "metric" not in spec or any(k in spec for k in ("seat", "bot")):
+            raise self.error(path, "a comparison with another batch names one metric (a per-game "
+                             "one, e.g. Duration Moves), not a seat or a bot")
+        if "by" in spec and "ratio" in spec:
+            raise self.error(path + ("ratio",), "give by or ratio, not both")
+        if any(k in spec for k in ("between", "equals", "at_least", "at_most")):
+            raise self.error(path, f"{keys[0]} compares with another batch: no bounds beside it")
+        for bot in analysis_bots(spec[keys[0]]["analysis"]):
+            try:
+                make_bot(bot, self.game)
+            except ValueError as e:
+                raise self.error(path + (keys[0], "analysis", "bots"), str(e)) from None
 
     def output(self, i: int, spec: Any, steps: int) -> Output:
         path = ("outputs", i)

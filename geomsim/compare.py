@@ -7,8 +7,8 @@ processes, Dask and ``--resume`` work as for ``analyze``). Each metric is measur
 on the per-seed differences to the first arm, Balance by a paired bootstrap over seeds, and
 Holm's correction over every test of the table.
 
-Files: ``OUT/<arm>/`` (each arm's batch), ``compare.json``, ``compare.md``, ``compare.png``
-and ``report.html``.
+Files: ``OUT/<arm>/`` (each arm's batch); `geomsim.compare_report` writes ``compare.json``,
+``compare.md``, ``compare.png`` and ``report.html``.
 """
 
 from __future__ import annotations
@@ -18,15 +18,12 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from geomsim import stats
 from geomsim.batch import Batch
-from geomsim.errors import InputError
-from geomsim.files import write_text
 from geomsim.reading import DataError
 from geomsim.rules import Game, win_shares
 
@@ -94,7 +91,7 @@ def arms_of(game: Game, variants: Sequence[str] = (), option_sets: Sequence[str]
                                                **chosen(game.options, game.variants, None, texts)}))
     if sweep is not None:
         name, values = parse_sweep(game, sweep)
-        arms += [Arm(f"{name}={_text(v)}", {**(base or {}), name: v}, float(v)) for v in values]
+        arms += [Arm(f"{name}={value_text(v)}", {**(base or {}), name: v}, float(v)) for v in values]
     if len(arms) < 2:
         raise DataError("compare", "name at least two variants (--variant, --options or --sweep)")
     seen: dict[str, str] = {}
@@ -106,7 +103,8 @@ def arms_of(game: Game, variants: Sequence[str] = (), option_sets: Sequence[str]
     return arms
 
 
-def _text(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """An option value as the user writes it."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return _number(value) if isinstance(value, (int, float)) else str(value)
@@ -283,7 +281,8 @@ def _num(x: float | None) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
-def _estimate_cell(e: Mapping[str, Any]) -> str:
+def estimate_cell(e: Mapping[str, Any]) -> str:
+    """An estimate in words: value (95% interval)."""
     if e["value"] is None:
         return "-"
     if e["ci95"] is None:
@@ -291,7 +290,8 @@ def _estimate_cell(e: Mapping[str, Any]) -> str:
     return f"{_num(e['value'])} ({_num(e['ci95'][0])}–{_num(e['ci95'][1])})"
 
 
-def _difference_cell(d: Mapping[str, Any] | None) -> str:
+def difference_cell(d: Mapping[str, Any] | None) -> str:
+    """A difference in words: mean, 95% interval, Holm p (* below 0.05)."""
     if d is None or d["mean"] is None:
         return "-"
     ci = f"{_num(d['ci95'][0])}–{_num(d['ci95'][1])}" if d["ci95"] else "no interval"
@@ -307,7 +307,7 @@ def comparison_markdown(game: str, found: Mapping[str, Any], command: str = "") 
     if command:
         lines += [f"Made by `{command}`", ""]
     lines += [f"- **{a['label']}**: {a['games']} games, options "
-              + (", ".join(f"{k}={_text(v)}" for k, v in a["options"].items()) or "official")
+              + (", ".join(f"{k}={value_text(v)}" for k, v in a["options"].items()) or "official")
               for a in arms]
     first = arms[0]["label"]
     head = ["metric", *(a["label"] for a in arms), *(f"{a['label']} − {first}" for a in arms[1:])]
@@ -316,7 +316,7 @@ def comparison_markdown(game: str, found: Mapping[str, Any], command: str = "") 
               "Balance: paired bootstrap) after Holm's correction over the table (* below 0.05).",
               "", "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for m in found["metrics"]:
-        cells = [_estimate_cell(e) for e in m["arms"]] + [_difference_cell(d)
+        cells = [estimate_cell(e) for e in m["arms"]] + [difference_cell(d)
                                                           for d in m["differences"][1:]]
         lines.append(f"| {m['metric']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -350,58 +350,3 @@ def plot_comparison(found: Mapping[str, Any], metrics: Sequence[str] = ()) -> An
         ax.set_visible(False)
     fig.suptitle("each variant's estimate with its 95% interval", fontsize=10)
     return fig
-
-
-def comparison_html(game: str, found: Mapping[str, Any], png: bytes | None, command: str = "") -> str:
-    """The comparison as one self-contained HTML page (the report's style and table), with the
-    plot `png` when given."""
-    import base64
-    import html
-
-    from geomsim.report import STYLE, _table
-
-    arms = found["arms"]
-    first = arms[0]["label"]
-    head = ["metric", *(a["label"] for a in arms), *(f"{a['label']} − {first}" for a in arms[1:])]
-    body = [[m["metric"], *(_estimate_cell(e) for e in m["arms"]),
-             *(_difference_cell(d) for d in m["differences"][1:])] for m in found["metrics"]]
-    options = [[a["label"], a["games"], ", ".join(f"{k}={_text(v)}" for k, v in a["options"].items())
-                or "official"] for a in arms]
-    title = f"{game}: {len(arms)} variants compared"
-    return "\n".join([
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-        f"<p>Made by <code>{html.escape(command)}</code></p>" if command else "",
-        "<h2>Variants</h2>", _table(["variant", "games", "options"], options),
-        "<h2>Metrics</h2><p>Estimates with 95% intervals; differences to the first variant on "
-        "the same seeds with 95% intervals and Holm-corrected p-values (* below 0.05).</p>",
-        _table(head, body),
-        "" if png is None else
-        f"<figure><img src='data:image/png;base64,{base64.b64encode(png).decode('ascii')}' "
-        "alt='metrics by variant'><figcaption>each variant's estimate with its 95% interval"
-        "</figcaption></figure>", "</body></html>"])
-
-
-def write_comparison(out: Path, game: str, found: Mapping[str, Any], command: str = "",
-                     metrics: Sequence[str] = (), plot: bool = True) -> None:
-    """Write ``compare.json``, ``compare.md``, ``report.html`` and (with `plot`) ``compare.png``
-    into `out`."""
-    from geomsim.files import read_bytes
-    from geomsim.plotting import save
-
-    unknown = set(metrics) - {m["metric"] for m in found["metrics"]}
-    if unknown:
-        raise InputError(f"--metric: no metric {sorted(unknown)[0]!r} (metrics: "
-                         f"{', '.join(m['metric'] for m in found['metrics'])})")
-    write_text(out / "compare.json", json.dumps({"game": game, **found}, indent=1,
-                                                default=_json_safe) + "\n")
-    write_text(out / "compare.md", comparison_markdown(game, found, command))
-    png = None
-    if plot:
-        save(plot_comparison(found, metrics), out / "compare.png")
-        png = read_bytes(out / "compare.png", 1 << 26)
-    write_text(out / "report.html", comparison_html(game, found, png, command))
-
-
-def _json_safe(value: Any) -> Any:
-    return None if isinstance(value, float) and not math.isfinite(value) else str(value)

@@ -93,7 +93,9 @@ def compare_command(game_name: str, variants: tuple[str, ...], option_sets: tupl
     pool.close()
     found = compare.comparison(arms, rows)
     line = "geomsim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    compare.write_comparison(output, game.name, found, line, metrics, plot=not no_plot)
+    from geomsim.compare_report import write_comparison
+
+    write_comparison(output, game.name, found, line, metrics, plot=not no_plot)
     click.echo(compare.comparison_markdown(game.name, found))
     click.echo(f"wrote {output}/compare.md, compare.json, report.html"
                + ("" if no_plot else ", compare.png"))

@@ -90,7 +90,7 @@ def test_a_scenario_asks_whether_the_fourth_to_move_wins_more(tmp_path):
 @pytest.mark.parametrize("extra, message", [
     ("    turn: 4\n    at_least: 0.1\n", "turn positions are 0 to 3"),
     ("    turn: 1\n    seat: 1\n    at_least: 0.1\n", "one of turn, seat, bot or metric"),
-    ("    turn: 1\n    at_least: 0.1\n    margin: 0.1\n", "a margin goes with more_than"),
+    ("    turn: 1\n    at_least: 0.1\n    margin: 0.1\n", "margin goes with more_than"),
     ("    turn: 1\n    more_than: {bot: greedy}\n", "'greedy' is not in the line-up"),
     ("    turn: 1\n    at_least: 0.1\n    less_than: {turn: 2}\n", "give one of"),
 ])

@@ -31,7 +31,9 @@ LAZY_COMMANDS = {
     "check": "geomsim.cli.scenario:check_command",
     "replay": "geomsim.cli.scenario:replay_command",
     "analyze": "geomsim.cli.analyze:analyze_command",
+    "compare": "geomsim.cli.compare:compare_command",
     "ladder": "geomsim.cli.ladder:ladder_command",
+    "tune": "geomsim.cli.tune:tune_command",
     "report": "geomsim.cli.report:report_command",
     "serve": "geomsim.cli.serve:serve_command",
 }

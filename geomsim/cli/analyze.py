@@ -127,13 +127,16 @@ def _kept(written: int, total: int, output: Path) -> str:
                    "game figures (every game).")
 @click.option("--report", "report", is_flag=True,
               help="Also write OUTPUT/report.html (see geomsim report).")
+@click.option("--per-setup", type=click.IntRange(min=2), default=None, metavar="K",
+              help="Play each setup K times (bot seeds differ) to estimate each setup's "
+                   "turn-position win rates: GAMES // K setups, in OUTPUT/setup-SEED/.")
 @option_flags
 def analyze_command(game_name: str, players: int | None, bots: str, games: int, seed: int,
                     scenario: Path | None, workers: int | None, scheduler: str | None,
                     output: Path, worker_timeout: float, resume: bool, force: bool,
                     fixed_seats: bool, chunk: int | None, max_steps: int, progress: bool | None,
-                    no_plot: bool, compiled: bool, report: bool, option_texts: tuple[str, ...],
-                    variant: str | None) -> None:
+                    no_plot: bool, compiled: bool, report: bool, per_setup: int | None,
+                    option_texts: tuple[str, ...], variant: str | None) -> None:
     """Play many games of GAME with bots and summarize who wins.
 
     Writes OUTPUT/games.jsonl (one row per game, as games finish), summary.json, summary.md,
@@ -146,6 +149,11 @@ def analyze_command(game_name: str, players: int | None, bots: str, games: int, 
         raise UserError("give --resume or --force, not both")
     batch = _batch_from_options(game_name, players, bots, games, seed, scenario, fixed_seats,
                                 max_steps, compiled, option_texts, variant)
+    if per_setup is not None:
+        if scenario is not None:
+            raise UserError("--per-setup with --from: a scenario's start is one table already")
+        _per_setup(batch, per_setup, output, workers, resume, force, progress)
+        return
     check_resume(output, batch, resume, force)
     if compiled:  # once here, not once per worker
         ready_compiled(resolve_game(game_name), batch.players)
@@ -176,3 +184,39 @@ def _write_metrics_and_report(output: Path, rows: Sequence[dict[str, Any]], repo
         from geomsim.report import write_report
 
         write_report(output, output / "report.html")
+
+
+def _per_setup(batch: Batch, per_setup: int, output: Path, workers: int | None, resume: bool,
+               force: bool, progress: bool | None) -> None:
+    """``--per-setup K``: GAMES // K setups (seeds SEED, SEED + 1, ...) each played K times;
+    OUTPUT/setups.md and setups.json hold each setup's turn-position win rates."""
+    import json
+
+    from geomsim import fair
+    from geomsim.files import write_text
+
+    game = resolve_game(batch.game)
+    setups = range(batch.seed, batch.seed + max(1, batch.games // per_setup))
+    pool = local_pool(workers or _default_workers())
+
+    def play(one: Batch, name: str) -> list[dict[str, Any]]:
+        check_resume(output / name, one, resume, force)
+        return run_batch(one, output / name, pool, resume=resume, progress=progress)
+
+    try:
+        estimates = fair.play_setups(game, batch, setups, per_setup, play)
+    except Interrupted as e:
+        click.echo(f"geomsim: interrupted after {e.written} games of a setup; run the same "
+                   "command with --resume to continue", err=True)
+        raise click.exceptions.Exit(130) from None
+    except Stopped as e:
+        raise UserError(f"{e.reason}; run the same command with --resume to continue") from None
+    finally:
+        pool.close()
+    found = fair.fairest(estimates)
+    text = "\n".join([f"# {game.name}: {len(estimates)} setups, {per_setup} games each", "",
+                      *fair.estimate_lines(estimates), "", *fair.choice_lines(found)]) + "\n"
+    write_text(output / "setups.json", json.dumps({"setups": estimates, "fairest": found}) + "\n")
+    write_text(output / "setups.md", text)
+    click.echo(text)
+    click.echo(f"wrote {output}/setups.md, setups.json")

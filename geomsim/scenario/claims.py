@@ -153,15 +153,17 @@ def _against(f: Figure, bound: float) -> tuple[float, float, float]:
     return (0.0 if f.ci95[0] > bound else 1.0, 0.0 if f.ci95[1] < bound else 1.0, se)
 
 
-def _difference(a: Figure, b: Figure, margin: float) -> tuple[dict[str, Any], str]:
-    """The test of a - b against `margin`, paired by seed where both figures have the games."""
+def _difference(a: Figure, b: Figure, margin: float, ka: float = 1.0, kb: float = 1.0
+                ) -> tuple[dict[str, Any], str]:
+    """The test of ka a - kb b against `margin`, paired by seed where both figures have the
+    same games."""
     if a.kind in ("share", "mean") and b.kind in ("share", "mean"):
         common = sorted(set(a.per_game) & set(b.per_game))
         if common and len(common) == len(a.per_game) == len(b.per_game):
-            return (paired_test([a.per_game[s] - b.per_game[s] - margin for s in common]),
-                    "paired by game")
-        return welch_test([v - margin for v in a.per_game.values()], list(b.per_game.values())), \
-            "unpaired (Welch)"
+            return (paired_test([ka * a.per_game[s] - kb * b.per_game[s] - margin
+                                 for s in common]), "paired by game")
+        return welch_test([ka * v - margin for v in a.per_game.values()],
+                          [kb * v for v in b.per_game.values()]), "unpaired (Welch)"
     raise LookupError(f"{a.label} and {b.label}: only win rates and per-game metrics compare")
 
 
@@ -207,15 +209,17 @@ def claim(rows: Sequence[Row], spec: Mapping[str, Any], other_rows: Sequence[Row
     for key in VERSUS:
         if key in spec:
             other = measure(rows if other_rows is None else other_rows, spec[key])
-            margin = float(spec.get("margin", 0.0))
+            margin, k = float(spec.get("margin", 0.0)), versus_factor(spec, key)
             sign = 1 if key == "more_than" else -1
-            a, b = (f, other) if sign == 1 else (other, f)
-            test, pairing = _difference(a, b, margin)
+            a, b, ka, kb = (f, other, 1.0, k) if sign == 1 else (other, f, k, 1.0)
+            test, pairing = _difference(a, b, margin, ka, kb)
             low, high = (sign * x for x in test["ci95"])
             word = "more than" if sign == 1 else "less than"
-            text = (f"{where}, {f.words()} and {other.words()}; difference {sign * test['mean']:+.4g} "
+            scaled = f"{k:g} x " if k != 1 else ""
+            text = (f"{where}, {f.words()} and {other.words()}; this minus {scaled}that"
+                    f"{f' minus {margin:g}' if margin else ''}: {sign * test['mean']:+.4g} "
                     f"(95% CI {min(low, high):.4g} to {max(low, high):.4g}, {pairing}), expected "
-                    f"{word}" + (f" by {margin:g}" if margin else ""))
+                    f"{word} {scaled}that" + (f" by {margin:g}" if margin else ""))
             return Claim(text, test["p_above"], test["p_below"], test["mean"], test["se"],
                          test["n"])
     above, below, se = {}, {}, 0.0
@@ -236,6 +240,16 @@ def claim(rows: Sequence[Row], spec: Mapping[str, Any], other_rows: Sequence[Row
                 p_fails = 1.0 - p_holds
     text = f"{where}, {f.words()}, expected {_bounds_words(bounds)}"
     return Claim(text, p_holds, min(p_fails, 1.0), distance, se, f.games)
+
+
+def versus_factor(spec: Mapping[str, Any], key: str) -> float:
+    """The multiple k of the other figure a comparison claims: "less than by 10%" claims
+    this < 0.9 x that, "more than by 10%" this > 1.1 x that, ``ratio: r`` r x that; else 1."""
+    if "ratio" in spec:
+        return float(spec["ratio"])
+    by = spec.get("by", 0)
+    share = float(by.rstrip("%")) / 100 if isinstance(by, str) else float(by)
+    return 1 - share if key == "less_than" else 1 + share
 
 
 def _bound_sides(key: str, wanted: Any) -> list[tuple[float, str]]:

@@ -211,11 +211,15 @@ def analysis_batch(moment: Moment, spec: Mapping[str, Any]) -> list[dict[str, An
     if key in _BATCHES and _BATCHES[key][0] is moment.state:
         return _BATCHES[key][1]
     game, players = moment.scenario.game, moment.state.num_players
+    # The scenario's options rule its batches; the mapping's own `options` go over them.
+    options = {**moment.scenario.options, **(spec.get("options") or {})}
     batch = Batch(game.name, players, lineup_of(analysis_bots(spec), players),
-                  spec.get("seed", 0), spec["games"], not spec.get("fixed_seats", False))
+                  spec.get("seed", 0), spec["games"], not spec.get("fixed_seats", False),
+                  options=options)
     start = moment.state if spec.get("from_scenario") else None
     rows = [play_game(game, players, batch.lineup(s), s, start, spec.get("max_steps", 100_000),
-                      by_turn=batch.rotate).to_row() for s in batch.seeds()]
+                      by_turn=batch.rotate, options=options or None).to_row()
+            for s in batch.seeds()]
     while len(_BATCHES) >= 4:
         _BATCHES.pop(next(iter(_BATCHES)))
     _BATCHES[key] = (moment.state, rows)

@@ -329,7 +329,7 @@ class _Builder:
     def analysis_spec(self, path: FieldPath, spec: dict[str, Any], resolved: dict[str, Any]) -> None:
         """An ``analysis`` expectation names bots that play this game, one figure (a turn
         position, a player, a bot of the line-up or a metric) and a bound or another figure."""
-        from geomsim.scenario.claims import BOUNDS, VERSUS
+        from geomsim.scenario.claims import BOUNDS, MEASURES, VERSUS
 
         bots = self.analysis_batch(path + ("analysis",), spec["analysis"])
         self.figure(path, spec, bots, resolved)
@@ -341,9 +341,15 @@ class _Builder:
             other_bots = (self.analysis_batch(path + (versus[0], "analysis"), other["analysis"])
                           if "analysis" in other else bots)
             resolved[versus[0]] = dict(other)
-            self.figure(path + (versus[0],), other, other_bots, resolved[versus[0]])
-        elif "margin" in spec:
-            raise self.error(path + ("margin",), "a margin goes with more_than or less_than")
+            if not any(k in other for k in MEASURES):  # the same figure of the other batch
+                resolved[versus[0]].update({k: spec[k] for k in MEASURES if k in spec})
+            self.figure(path + (versus[0],), resolved[versus[0]], other_bots, resolved[versus[0]])
+        else:
+            for key in ("margin", "by", "ratio"):
+                if key in spec:
+                    raise self.error(path + (key,), f"{key} goes with more_than or less_than")
+        if "by" in spec and "ratio" in spec:
+            raise self.error(path + ("ratio",), "give by or ratio, not both")
         if "between" in spec and spec["between"][0] > spec["between"][1]:
             raise self.error(path + ("between",), "give the lower bound first")
 
@@ -351,6 +357,7 @@ class _Builder:
         """The bots of an ``analysis`` mapping, each one that plays this game."""
         from geomsim.bots import make_bot
 
+        self.analysis_options(path, batch)
         bots = analysis_bots(batch)
         for bot in bots:
             try:
@@ -382,6 +389,16 @@ class _Builder:
                 property_path(spec["metric"])
             except ValueError as e:
                 raise self.error(path + ("metric",), str(e)) from None
+
+    def analysis_options(self, path: FieldPath, mapping: dict[str, Any]) -> None:
+        """The options of an ``analysis`` mapping, each allowed by the game (they go over the
+        file's own when the batch plays)."""
+        for name, value in (mapping.get("options") or {}).items():
+            try:
+                self.game.resolve_options({name: value})
+            except DataError as e:
+                raise self.error(path + ("options", name), e.problem,
+                                 key=name not in self.game.options) from None
 
     def output(self, i: int, spec: Any, steps: int) -> Output:
         path = ("outputs", i)

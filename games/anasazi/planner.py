@@ -78,6 +78,9 @@ class Belief:
     towers: dict[str, np.ndarray]  # sector -> colour probabilities of the tower on it
     treasures: dict[str, int]  # sector -> colour index of the treasure on it
     markers_left: int
+    # The rules a designer may change (`State.options`): what ends the game, and scores.
+    towers_to_end: int = TOWERS_PER_COLOUR
+    bonus: bool = True  # bonus treasures for the majorities (anasazi/5.1/bonus)
 
     @classmethod
     def of(cls, state: AnasaziState, player: int) -> Belief:
@@ -91,9 +94,10 @@ class Belief:
         if mine is not None:
             pool.remove(mine)
         odds = np.array([pool.count(c) / len(pool) for c in COLOURS])
-        factor = np.tile(1.0 + odds, (n, 1))
+        times = float(state.options["objective_multiplier"])
+        factor = np.tile(1.0 + (times - 1.0) * odds, (n, 1))
         if mine is not None:
-            factor[player] = [2.0 if c == mine else 1.0 for c in COLOURS]
+            factor[player] = [times if c == mine else 1.0 for c in COLOURS]
         treasures, towers, known = {}, {}, np.zeros(len(COLOURS))
         for sector, text in seen["contents"].items():
             colour, _, kind = text.rpartition(" ")
@@ -108,7 +112,8 @@ class Belief:
             if text == "tower":
                 towers[sector] = hidden
         left = state.sizes.markers - sum(len(p) for p in seen["expeditions"].values())
-        return cls(player, hands, track, factor, towers, treasures, left)
+        return cls(player, hands, track, factor, towers, treasures, left,
+                   int(state.options["towers_to_end"]), bool(state.options["bonus_treasures"]))
 
     @functools.cached_property
     def _rows(self) -> list[list[float]]:
@@ -125,7 +130,7 @@ class Belief:
         values = [TRACK_SPACES - t for t in track]
         worth = [[f * v for f, v in zip(row, values)] for row in self._rows]
         total = [sum(h * w for h, w in zip(hand, row)) for hand, row in zip(hands, worth)]
-        for c in range(len(values)):
+        for c in range(len(values) if self.bonus else 0):
             column = [hand[c] for hand in hands]
             best = max(column)
             if best > 0 and column.count(best) == 1:
@@ -209,7 +214,7 @@ class Belief:
             track = list(now)
             for c in combo:
                 track[c] += 1
-            ended = last_marker or max(track) >= TOWERS_PER_COLOUR
+            ended = last_marker or max(track) >= self.towers_to_end
             value = self._utility(hands, track, ended)
             if steal:
                 value += self._best_steal(hands, track)[0]

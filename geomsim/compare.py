@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from geomsim import stats
-from geomsim.batch import Batch
+from geomsim.batch import Batch, kind_of
 from geomsim.reading import DataError
-from geomsim.rules import Game, win_shares
+from geomsim.rules import Game
 
 Row = dict[str, Any]
 PerGame = Callable[[Row], float | None]
@@ -133,30 +133,12 @@ class Measure:
     per_game: PerGame
 
 
-def _first_mover_win(row: Row) -> float | None:
-    first = (row.get("turn_order") or [])[:1] or row.get("first", [])
-    if not row["finished"] or len(first) != 1:
-        return None
-    return float(win_shares(row["players"], row["winners"])[first[0]])
-
-
-def _own_measures() -> list[Measure]:
-    return [Measure("Completion", "share", lambda r: float(bool(r["finished"]))),
-            Measure("Drawishness", "share",
-                    lambda r: float(len(r["winners"]) > 1) if r["finished"] else None),
-            Measure("AdvantageP1", "share", _first_mover_win),
-            Measure("Duration Moves", "mean", lambda r: float(r["length"]))]
-
-
 def measures(rows: Sequence[Row] = ()) -> list[Measure]:
-    """The per-game metrics compared: `geomsim.metrics.METRICS` where that registry exists,
-    else Completion, Drawishness, AdvantageP1 and Duration Moves; then each numeric game
-    figure of `rows` (its mean)."""
+    """The per-game metrics compared: `geomsim.metrics.METRICS`, then each numeric game figure
+    of `rows` (its mean)."""
     from geomsim import metrics
 
-    registry = getattr(metrics, "METRICS", None)
-    found = ([Measure(m.name, m.kind, m.per_game) for m in registry] if registry is not None
-             else _own_measures())
+    found = [Measure(m.name, m.kind, m.per_game) for m in metrics.METRICS]
     names = sorted({k for r in rows for k, v in r.get("figures", {}).items()
                     if isinstance(v, (int, float)) and not isinstance(v, bool)})
     found += [Measure(n, "mean", _figure(n)) for n in names if n not in {m.name for m in found}]
@@ -193,9 +175,9 @@ def estimate(kind: str, values: Sequence[float]) -> dict[str, Any]:
 
 
 def position_wins(row: Row) -> list[float]:
-    """A game's win shares by turn position where the row records its turn order, else by
-    player number."""
-    shares = win_shares(row["players"], row["winners"])
+    """A game's partial wins by rank (Ludii's, `geomsim.stats.partial_wins`) by turn position
+    where the row records its turn order, else by player number."""
+    shares = stats.partial_wins(row)
     return stats.turn_values(row, shares) or shares
 
 
@@ -204,8 +186,8 @@ def _balance_of(means: np.ndarray) -> np.ndarray:
 
 
 def balance_estimate(rows: Sequence[Row]) -> dict[str, Any]:
-    """Ludii's Balance (1 - the largest gap between two positions' win rates) with a bootstrap
-    95% interval over games."""
+    """Ludii's Balance (1 - the largest gap between two turn positions' mean partial wins) with
+    a bootstrap 95% interval over games."""
     columns = np.array([position_wins(r) for r in rows], dtype=float).T
     if not columns.size:
         return {"n": 0, "value": None, "ci95": None}
@@ -253,6 +235,9 @@ def comparison(arms: Sequence[Arm], rows: Sequence[Sequence[Row]]) -> dict[str, 
     """The side-by-side table of every metric under each arm, with the difference of each arm
     to the first (interval, p-value, Holm-adjusted p-value over the whole table)."""
     every = [r for arm_rows in rows for r in arm_rows]
+    kinds = {kind_of(r)[0] for r in every}  # only the options may differ between arms
+    if len(kinds) > 1:
+        raise ValueError(f"the arms' rows are of incompatible batches: {'; '.join(sorted(kinds))}")
     table: list[dict[str, Any]] = []
     for m in measures(every):
         by_arm = [values_by_seed(r, m.per_game) for r in rows]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,18 @@ def test_scenario_variant_errors_name_the_field(tmp_path: Path,
     assert main(["run", "--no-outputs", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "bad.yaml:5:" in err and "options.rounds" in err and "1 to 8" in err
+
+
+def test_arms_of_other_rules_versions_do_not_mix() -> None:
+    from geomsim.compare import Arm, comparison
+
+    def rows(rules: str) -> list[dict[str, Any]]:
+        return [{"game": "cibola", "players": 2, "seed": s, "bots": ["random"] * 2,
+                 "scores": [1.0, 0.0], "winners": [0], "length": 5, "finished": True,
+                 "turn_order": [0, 1], "versions": {"rows": 2, "rules": rules}, "trace": {},
+                 "options": {}} for s in range(3)]
+
+    arms = [Arm("a", {}), Arm("b", {"rounds": 3})]
+    comparison(arms, [rows("cibola/1"), rows("cibola/1")])
+    with pytest.raises(ValueError, match="incompatible batches.*cibola/0.*cibola/1"):
+        comparison(arms, [rows("cibola/1"), rows("cibola/0")])

@@ -91,7 +91,10 @@ def compare_command(game_name: str, variants: tuple[str, ...], option_sets: tupl
     except Stopped as e:
         raise UserError(f"{e.reason}; {_kept(e.written, e.total, out)}") from None
     pool.close()
-    found = compare.comparison(arms, rows)
+    try:
+        found = compare.comparison(arms, rows)
+    except ValueError as e:  # rows of other versions left in an arm's folder (--resume)
+        raise UserError(str(e)) from None
     line = "geomsim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     from geomsim.compare_report import write_comparison
 

@@ -51,8 +51,8 @@ def comparison_html(game: str, found: Mapping[str, Any], png: bytes | None, comm
 
 def write_comparison(out: Path, game: str, found: Mapping[str, Any], command: str = "",
                      metrics: Sequence[str] = (), plot: bool = True) -> None:
-    """Write ``compare.json``, ``compare.md``, ``report.html`` and (with `plot`) ``compare.png``
-    into `out`."""
+    """Write ``compare.json``, ``compare.md``, ``report.html``, ``report.pdf`` and (with `plot`)
+    ``compare.png`` into `out`."""
     from geomsim.files import read_bytes
     from geomsim.plotting import save
 
@@ -68,6 +68,34 @@ def write_comparison(out: Path, game: str, found: Mapping[str, Any], command: st
         save(plot_comparison(found, metrics), out / "compare.png")
         png = read_bytes(out / "compare.png", 1 << 26)
     write_text(out / "report.html", comparison_html(game, found, png, command))
+    write_comparison_pdf(out / "report.pdf", game, found, command,
+                         plot_comparison(found, metrics) if plot else None)
+
+
+def write_comparison_pdf(path: Path, game: str, found: Mapping[str, Any], command: str,
+                         figure: Any = None) -> None:
+    """The comparison as a PDF: the variants and the metrics as tables, then the plot."""
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    from geomsim.files import atomic_path
+    from geomsim.report import _Block, block_pages, pdf_table
+
+    arms = found["arms"]
+    first = arms[0]["label"]
+    head = ["metric", *(a["label"] for a in arms), *(f"{a['label']} - {first}" for a in arms[1:])]
+    body = [[m["metric"], *(estimate_cell(e) for e in m["arms"]),
+             *(difference_cell(d) for d in m["differences"][1:])] for m in found["metrics"]]
+    options = [[a["label"], a["games"], ", ".join(f"{k}={value_text(v)}"
+                                                  for k, v in a["options"].items()) or "official"]
+               for a in arms]
+    blocks = [_Block("Made by", text=command or "(not known)"),
+              pdf_table("Variants", ["variant", "games", "options"], options),
+              pdf_table("Metrics (95% intervals; differences on the same seeds, Holm p)", head, body)]
+    with atomic_path(path) as tmp, PdfPages(tmp) as pdf:
+        for page in block_pages(f"{game}: {len(arms)} variants compared", blocks):
+            pdf.savefig(page)
+        if figure is not None:
+            pdf.savefig(figure)
 
 
 def _json_safe(value: Any) -> Any:

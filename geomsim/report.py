@@ -363,16 +363,27 @@ def _height(row: Sequence[str]) -> int:
 def table_pages(report: Report) -> list[Any]:
     """The PDF's first pages: the title, then the command, the win rates and the metrics as
     tables with column headers (a table too long for a page goes on on the next)."""
+    return block_pages(report.title, _blocks(report))
+
+
+def pdf_table(heading: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> _Block:
+    """A table for `block_pages`: a heading, column headers and rows (cells as text)."""
+    return _Block(heading, list(header), [[str(c) for c in r] for r in rows])
+
+
+def block_pages(title: str, blocks: Sequence[_Block]) -> list[Any]:
+    """Pages of a PDF holding `blocks` under `title`, a table going on to the next page when
+    it does not fit."""
     from matplotlib.figure import Figure
 
     pages: list[Any] = []
-    todo = _blocks(report)
+    todo = list(blocks)
     room = int((PAGE[1] - 2 * MARGIN - 0.5) / LINE)
     while todo:
         page = Figure(figsize=PAGE)
         top = 1 - MARGIN / PAGE[1]
         if not pages:
-            page.text(MARGIN / PAGE[0], top, report.title, fontsize=14, weight="bold", va="top")
+            page.text(MARGIN / PAGE[0], top, title, fontsize=14, weight="bold", va="top")
         y, left = (PAGE[1] - MARGIN - 0.5), room
         while todo:
             block, rest = _split(todo[0], left)

@@ -68,6 +68,7 @@ def test_fewer_rounds_give_shorter_cibola_games(tmp_path: Path, capsys: pytest.C
     assert [a["options"] for a in found["arms"]] == [{"rounds": 3}, {"rounds": 4}]
     for name in ("compare.md", "compare.png", "report.html", "rounds=3/games.jsonl"):
         assert (out / name).stat().st_size > 0
+    assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
     capsys.readouterr()
     assert main([*argv, "-n", "12"]) == 2  # never overwrites rows unasked
     assert "--resume" in capsys.readouterr().err

@@ -53,7 +53,7 @@ def compare_command(game_name: str, variants: tuple[str, ...], option_sets: tupl
     """Play GAME under two or more variants with the same bots on the same seeds, and compare.
 
     Writes OUTPUT/<variant>/ (each variant's batch, as analyze writes it), compare.md,
-    compare.json, compare.png and report.html: every metric under each variant with its 95%
+    compare.json, compare.png, report.html and report.pdf: every metric under each variant with its 95%
     interval, and each variant's paired difference to the first with its interval and p-value
     (Holm-corrected over the table).
     """
@@ -100,5 +100,5 @@ def compare_command(game_name: str, variants: tuple[str, ...], option_sets: tupl
 
     write_comparison(output, game.name, found, line, metrics, plot=not no_plot)
     click.echo(compare.comparison_markdown(game.name, found))
-    click.echo(f"wrote {output}/compare.md, compare.json, report.html"
+    click.echo(f"wrote {output}/compare.md, compare.json, report.html, report.pdf"
                + ("" if no_plot else ", compare.png"))

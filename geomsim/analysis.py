@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -117,11 +118,11 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     """
     game = resolve_game(game_spec)
     first = None if start is None else game.state_from_json(start)
-    if compiled:
-        ready_compiled(game, players)
     rows = []
     for seed, bots in tasks:
         try:
+            if compiled:  # loaded before the first game: no game's seconds count the load
+                ready_compiled(game, players)
             result = (play_compiled(game, players, seed, first, options) if compiled
                       else play_game(game, players, [make_bot(b, game, outside=True) for b in bots],
                                      seed, first, max_steps, by_turn=by_turn, options=options,
@@ -134,7 +135,9 @@ def run_games(game_spec: str, players: int, tasks: Sequence[tuple[int, Sequence[
     return rows
 
 
-_READY: set[str] = set()  # games whose compiled player this process has compiled or loaded
+# The games whose compiled player this process has compiled or loaded (the objects: two games
+# may share a name, as a test's variant of a game does).
+_READY: weakref.WeakSet[Game] = weakref.WeakSet()
 
 
 def ready_compiled(game: Game, players: int) -> None:
@@ -142,9 +145,9 @@ def ready_compiled(game: Game, players: int) -> None:
     once: before a pool starts its workers (the line saying it compiles is written once, and the
     workers load the cache), and in each worker before its first game (no game's seconds count
     the load)."""
-    if game.name not in _READY:
+    if game not in _READY:
         load_compiled(game, players)
-        _READY.add(game.name)
+        _READY.add(game)
 
 
 # -- executors -------------------------------------------------------------------------------------

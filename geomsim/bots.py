@@ -395,7 +395,7 @@ def _ismcts(arg: str | None) -> Bot:
     if depth:
         options["rollout_depth"] = positive_int(depth, "ismcts", "rollout depth", arg, MAX_ROLLOUT_DEPTH)
     if budget.endswith("s"):
-        options["seconds"] = _positive_float(budget[:-1], "ismcts", "seconds", arg, MAX_SECONDS)
+        options["seconds"] = positive_float(budget[:-1], "ismcts", "seconds", arg, MAX_SECONDS)
     else:
         options["iterations"] = positive_int(budget, "ismcts", "iterations", arg, MAX_ITERATIONS)
     return ISMCTSBot(**options)
@@ -414,7 +414,8 @@ def positive_int(text: str, bot: str, what: str, arg: str | None = None, most: i
     return value
 
 
-def _positive_float(text: str, bot: str, what: str, arg: str, most: float) -> float:
+def positive_float(text: str, bot: str, what: str, arg: str, most: float) -> float:
+    """`text` as a number more than 0 and at most `most` (a bot spec's budget), else one line."""
     try:
         value = float(text)
     except ValueError:

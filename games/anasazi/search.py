@@ -29,7 +29,7 @@ import numpy as np
 
 from games.anasazi import planner as pl
 from games.anasazi.rules import AnasaziState
-from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_int
+from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_float, positive_int
 from geomsim.reading import cut
 from geomsim.rules import Action, IllegalAction
 
@@ -162,21 +162,9 @@ def make_search(arg: str | None) -> SearchBot:
         if key == "iterations":
             options[key] = positive_int(value.strip(), "mcts", "iterations", arg, MAX_ITERATIONS)
         else:
-            options[key] = _seconds(value.strip(), arg)
+            options[key] = positive_float(value.strip(), "mcts", "seconds", arg, MAX_SECONDS)
     return SearchBot(iterations=int(options.get("iterations", ITERATIONS)),
                      seconds=float(options.get("seconds", SECONDS)), spec=f"mcts:{arg}")
-
-
-def _seconds(text: str, arg: str) -> float:
-    """`text` as seconds of search, more than 0 and at most `MAX_SECONDS`, else one line."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
-        raise ValueError(f"bot {cut(f'mcts:{arg}', 60)}: seconds must be a positive number at "
-                         f"most {MAX_SECONDS:g}, not {cut(repr(text), 40)}")
-    return value
 
 
 BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T] (Anasazi: searches its turn over "

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,19 @@ def _kept(written: int, total: int, output: Path) -> str:
             "--resume to continue")
 
 
+@contextmanager
+def batch_stops(output: Callable[[], Path]) -> Iterator[None]:
+    """Say where the rows are when a batch writing into `output()` (asked when it stops) is
+    interrupted (exit code 130) or stopped (one error line), and how to go on."""
+    try:
+        yield
+    except Interrupted as e:
+        click.echo(f"geomsim: interrupted: {_kept(e.written, e.total, output())}", err=True)
+        raise click.exceptions.Exit(130) from None
+    except Stopped as e:
+        raise UserError(f"{e.reason}; {_kept(e.written, e.total, output())}") from None
+
+
 @command("analyze")
 @click.argument("game_name", metavar="GAME")
 @click.option("--players", "-p", type=int, default=None,
@@ -159,13 +173,8 @@ def analyze_command(game_name: str, players: int | None, bots: str, games: int, 
         ready_compiled(resolve_game(game_name), batch.players)
     pool = (dask_pool(scheduler, worker_timeout) if scheduler
             else local_pool(workers or _default_workers()))
-    try:
+    with batch_stops(lambda: output):
         rows = run_batch(batch, output, pool, resume=resume, chunk=chunk, progress=progress)
-    except Interrupted as e:
-        click.echo(f"geomsim: interrupted: {_kept(e.written, e.total, output)}", err=True)
-        raise click.exceptions.Exit(130) from None
-    except Stopped as e:
-        raise UserError(f"{e.reason}; {_kept(e.written, e.total, output)}") from None
     pool.close()
     summary = write_summary(output, rows, plot=not no_plot)
     click.echo(stats.summary_markdown(summary))

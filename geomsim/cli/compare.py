@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from geomsim.analysis import Interrupted, Stopped, check_resume, dask_pool, local_pool, run_batch
-from geomsim.cli.analyze import _batch_from_options, _default_workers, _kept
+from geomsim.analysis import check_resume, dask_pool, local_pool, run_batch
+from geomsim.cli.analyze import _batch_from_options, _default_workers, batch_stops
 from geomsim.cli.common import SEED, OutputPath, UserError, command
 from geomsim.reading import DataError
 
@@ -81,15 +81,11 @@ def compare_command(game_name: str, variants: tuple[str, ...], option_sets: tupl
     pool = (dask_pool(scheduler, worker_timeout=30.0) if scheduler
             else local_pool(workers or _default_workers()))
     rows = []
-    try:
-        for arm, batch, out in zip(arms, batches, folders):
-            click.echo(f"{arm.label}: {batch.games} games in {out}", err=True)
-            rows.append(run_batch(batch, out, pool, resume=resume, progress=progress))
-    except Interrupted as e:
-        click.echo(f"geomsim: interrupted: {_kept(e.written, e.total, out)}", err=True)
-        raise click.exceptions.Exit(130) from None
-    except Stopped as e:
-        raise UserError(f"{e.reason}; {_kept(e.written, e.total, out)}") from None
+    playing = folders[0]
+    with batch_stops(lambda: playing):
+        for arm, batch, playing in zip(arms, batches, folders):
+            click.echo(f"{arm.label}: {batch.games} games in {playing}", err=True)
+            rows.append(run_batch(batch, playing, pool, resume=resume, progress=progress))
     pool.close()
     try:
         found = compare.comparison(arms, rows)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from geomsim.analysis import Interrupted, Stopped, check_resume, dask_pool, local_pool, resolve_game
+from geomsim.analysis import check_resume, dask_pool, local_pool, resolve_game
 from geomsim.batch import Batch
 from geomsim.bots import make_bot
-from geomsim.cli.analyze import _default_workers, _kept
+from geomsim.cli.analyze import _default_workers, batch_stops
 from geomsim.cli.common import SEED, OutputPath, UserError, command
 from geomsim.ladder import (
     LADDER_JSON,
@@ -105,13 +105,9 @@ def ladder_command(game_name: str, bots: str, deals: int, players: int | None, s
     pool = (dask_pool(scheduler, worker_timeout) if scheduler
             else local_pool(workers or _default_workers()))
     try:
-        rows, played, early = run_ladder(batch, output, pool, resume, stop_when_separated, every,
-                                         progress)
-    except Interrupted as e:
-        click.echo(f"geomsim: interrupted: {_kept(e.written, e.total, output)}", err=True)
-        raise click.exceptions.Exit(130) from None
-    except Stopped as e:
-        raise UserError(f"{e.reason}; {_kept(e.written, e.total, output)}") from None
+        with batch_stops(lambda: output):
+            rows, played, early = run_ladder(batch, output, pool, resume, stop_when_separated,
+                                             every, progress)
     finally:
         pool.close()
     summary = ladder_summary(played, rows, early)

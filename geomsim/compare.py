@@ -24,6 +24,7 @@ import numpy as np
 
 from geomsim import stats
 from geomsim.batch import Batch, kind_of
+from geomsim.metrics import balance_of
 from geomsim.reading import DataError
 from geomsim.rules import Game
 
@@ -181,18 +182,14 @@ def position_wins(row: Row) -> list[float]:
     return stats.turn_values(row, shares) or shares
 
 
-def _balance_of(means: np.ndarray) -> np.ndarray:
-    return np.asarray(1.0 - (means.max(axis=1) - means.min(axis=1)))
-
-
 def balance_estimate(rows: Sequence[Row]) -> dict[str, Any]:
     """Ludii's Balance (1 - the largest gap between two turn positions' mean partial wins) with
     a bootstrap 95% interval over games."""
     columns = np.array([position_wins(r) for r in rows], dtype=float).T
     if not columns.size:
         return {"n": 0, "value": None, "ci95": None}
-    value = float(_balance_of(columns.mean(axis=1)[None, :])[0])
-    low, high = stats.bootstrap_interval(columns, _balance_of)
+    value = float(balance_of(columns.mean(axis=1)[None, :])[0])
+    low, high = stats.bootstrap_interval(columns, balance_of)
     return {"n": len(rows), "value": value, "ci95": [low, high]}
 
 
@@ -208,7 +205,7 @@ def balance_difference(first: Sequence[Row], other: Sequence[Row]) -> dict[str, 
     columns = np.array([a[s] + b[s] for s in seeds], dtype=float).T
 
     def diff(means: np.ndarray) -> np.ndarray:
-        return np.asarray(_balance_of(means[:, k:]) - _balance_of(means[:, :k]))
+        return np.asarray(balance_of(means[:, k:]) - balance_of(means[:, :k]))
 
     mean = float(diff(columns.mean(axis=1)[None, :])[0])
     reps = stats.bootstrap_replicates(columns, diff)

@@ -267,6 +267,12 @@ DEFINITIONS: dict[str, str] = {
 }
 
 
+def balance_of(means: np.ndarray) -> np.ndarray:
+    """Ludii's Balance of mean partial wins by position, one row of means (resamples, k) each:
+    1 - the largest difference between two positions."""
+    return np.asarray(1.0 - (means.max(axis=1) - means.min(axis=1)))
+
+
 def balance(rows: Sequence[Row]) -> dict[str, Any] | None:
     """Ludii's Balance over turn positions: 1 - the largest difference between the mean partial
     wins (by rank) of two turn positions, with its bootstrap 95% interval."""
@@ -274,12 +280,8 @@ def balance(rows: Sequence[Row]) -> dict[str, Any] | None:
     if not found or len(found[0]) < 2:
         return None
     columns = np.asarray(found, dtype=float).T
-
-    def spread(means: np.ndarray) -> np.ndarray:
-        return 1.0 - (means.max(axis=1) - means.min(axis=1))  # type: ignore[no-any-return]
-
-    value = float(spread(columns.mean(axis=1)[None, :])[0])
-    return {"value": value, "ci95": list(bootstrap_interval(columns, spread)), "games": len(found),
+    value = float(balance_of(columns.mean(axis=1)[None, :])[0])
+    return {"value": value, "ci95": list(bootstrap_interval(columns, balance_of)), "games": len(found),
             "by_turn": [float(x) for x in columns.mean(axis=1)]}
 
 

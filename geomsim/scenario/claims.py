@@ -121,7 +121,7 @@ def _metric(rows: Sequence[Row], name: str) -> Figure:
         if found is None:
             raise LookupError("the batch records no turn order: no Balance")
         columns = np.asarray([w for r in rows if (w := turn_values(r, partial_wins(r))) is not None]).T
-        replicates = bootstrap_replicates(columns, lambda m: 1.0 - (m.max(axis=1) - m.min(axis=1)))
+        replicates = bootstrap_replicates(columns, mt.balance_of)
         return Figure("Balance", found["value"], tuple(found["ci95"]), found["games"], "statistic",
                       replicates=replicates)
     value = lookup(mt.metrics(rows), property_path(name))

@@ -94,6 +94,10 @@ class Verdict:
         return f"<table><tr><th>rule broken</th><th>why</th></tr>{rows}</table>"
 
 
+# The verdict of every legal action: a verdict never changes, so one serves them all.
+LEGAL = Verdict()
+
+
 class IllegalAction(ValueError):
     """Raised by `State.apply` for an illegal action; the state is left unchanged."""
 
@@ -866,17 +870,23 @@ class State(ABC):
 
     def check(self, action: Action, player: Player | None = None) -> Verdict:
         """Whether `action` by `player` is legal now, and if not, every rule it breaks."""
-        player = self._resolve_player(player)
-        if player not in self.to_move():
-            who = "nobody" if self.is_over() else ", ".join(map(str, self.to_move()))
+        # `to_move` asked once (a search checks thousands of actions a second).
+        movers = self.to_move()
+        if player is None and len(movers) == 1:
+            player = movers[0]
+        else:
+            player = self._resolve_player(player, movers)
+        if player not in movers:
+            who = "nobody" if not movers else ", ".join(map(str, movers))
             return Verdict(
                 (Violation(ENGINE_TURN_RULE, f"player {player} is not to move (to move: {who})",
-                           {"player": player, "to_move": list(self.to_move())}),)
+                           {"player": player, "to_move": list(movers)}),)
             )
-        if not isinstance(action, tuple(self.game.action_types) or Action):
+        types = self.game.action_types
+        if not isinstance(action, (types if type(types) is tuple else tuple(types)) or Action):
             return Verdict((Violation(ENGINE_FORM_RULE, f"not a {self.game.name} action: {action!r}"),))
         found = self._violations(action, player)
-        return Verdict(tuple(self._noted(found)) if found else ())
+        return Verdict(tuple(self._noted(found))) if found else LEGAL
 
     def _noted(self, violations: Sequence[Violation]) -> list[Violation]:
         """`violations`, each of a rule that an option in force changed (not the rulebook's)
@@ -910,9 +920,13 @@ class State(ABC):
         proof private and tied to the position (an action from outside is always checked)."""
         return False
 
-    def _resolve_player(self, player: Player | None) -> Player:
+    def _resolve_player(self, player: Player | None,
+                        movers: tuple[Player, ...] | None = None) -> Player:
+        """`player` checked (`_player`), or when None the one player to move (`movers`, if
+        the caller has them, else `to_move()`); `ValueError` otherwise."""
         if player is None:
-            movers = self.to_move()
+            if movers is None:
+                movers = self.to_move()
             if len(movers) != 1:
                 raise ValueError(
                     "name the player: " + ("the game is over" if not movers else
@@ -925,6 +939,8 @@ class State(ABC):
         """`player` as a player index of this game (an int, or a numpy integer); otherwise the
         one line every method taking a player gives (`check`, `apply`, `legal_actions`,
         `observe`, `determinize`, ...): a `ValueError` naming it and the players there are."""
+        if type(player) is int and 0 <= player < self.num_players:
+            return player  # the usual case, answered first (a check of an action asks it)
         if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not (
             0 <= player < self.num_players
         ):

@@ -468,15 +468,40 @@ ORIGIN = shapely.Point(0.0, 0.0)
 def marker_violations(board: Board, player: int, expedition: str, pose: Pose) -> list[Violation]:
     """Every geometric rule of 4.2 that laying a marker of `expedition` at `pose` by `player`
     breaks, each with the numbers that say why (exact: shapely distances)."""
-    try:
-        ctx = marker_context(board, player, expedition)
-    except KeyError:
-        found = expedition_violations(board, expedition)
-        if found:
-            return found
-        raise
-    if _clearly_legal(ctx, pose):
+    return _marker_violations(board, player, expedition, pose.x, pose.y, pose.heading,
+                              lambda: pose)
+
+
+def judged_marker(board: Board, player: int, expedition: str, x: float, y: float,
+                  heading: float, pose: Callable[[], Pose]) -> tuple[Violation, ...]:
+    """`marker_violations` of the marker centred at (x, y) heading `heading` (degrees), judged
+    once per board (a search judges the same markers again and again); `pose()` gives its
+    `Pose`, asked for only when the answer is close (a marker legal by more than `MARGIN` is
+    judged from the numbers alone)."""
+    key = ("marker violations", player, expedition, x, y, heading)
+    memo = board._memo
+    found: tuple[Violation, ...] | None = memo.get(key)  # a hit: one look-up
+    if found is None:
+        found = memo[key] = tuple(_marker_violations(board, player, expedition, x, y, heading,
+                                                     pose))
+    return found
+
+
+def _marker_violations(board: Board, player: int, expedition: str, x: float, y: float,
+                       heading: float, make_pose: Callable[[], Pose]) -> list[Violation]:
+    """`marker_violations` of the marker at (x, y, heading), whose `Pose` is `make_pose()`."""
+    ctx = board._memo.get(("context", player, expedition, True))  # (`marker_context`'s key)
+    if ctx is None:
+        try:
+            ctx = marker_context(board, player, expedition)
+        except KeyError:
+            found = expedition_violations(board, expedition)
+            if found:
+                return found
+            raise
+    if _clearly_legal(ctx, x, y, heading):
         return []  # what follows would find nothing, at some cost (shapely objects)
+    pose = make_pose()
     sizes = board.sizes
     rect = marker_polygon(pose, sizes)
     found = _cover_violations(board, expedition, pose, rect)
@@ -1042,15 +1067,16 @@ def _overlaps(dx: Array, dy: Array, c: Array, s: Array, a: float, b: float) -> A
 
 
 _RADIANS = math.pi / 180.0
+_cos, _sin = math.cos, math.sin  # (a global name, not an attribute: `_clearly_legal` is hot)
 
 
-def _clearly_legal(ctx: MarkerContext, pose: Pose) -> bool:
-    """Whether a marker at `pose` is legal under `ctx` by more than `MARGIN` on every count
-    (the arithmetic of the batched kernels in plain Python, with `clear_limits`): when it is,
-    the exact path would find nothing either."""
+def _clearly_legal(ctx: MarkerContext, x: float, y: float, heading: float) -> bool:
+    """Whether a marker centred at (x, y) heading `heading` (degrees) is legal under `ctx` by
+    more than `MARGIN` on every count (the arithmetic of the batched kernels in plain Python,
+    with `clear_limits`): when it is, the exact path would find nothing either."""
     (tx, ty, half_along, half_across, a, b, corner, far), obstacles = ctx.clear_limits
-    x, y, turn = pose.x, pose.y, pose.heading * _RADIANS
-    c, s = math.cos(turn), math.sin(turn)  # (`cos_sin`'s exact quarter turns need no margin)
+    turn = heading * _RADIANS
+    c, s = _cos(turn), _sin(turn)  # (`cos_sin`'s exact quarter turns need no margin)
     dx, dy = tx - x, ty - y
     if abs(dx * c + dy * s) > half_along or abs(dy * c - dx * s) > half_across:
         return False

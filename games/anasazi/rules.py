@@ -330,7 +330,8 @@ class AnasaziState(State):
         self._setup: Setup | None = setup
         self._deal_text: str | None = None  # see to_json
         self._laid_text: _Laid | None = None
-        self._board: tuple[Any, Board] | None = None  # see board()
+        self._board: tuple[int, Board] | None = None  # see board()
+        self._laid_changes = 0  # see board()
 
     # -- who decides ---------------------------------------------------------------------------
     def to_move(self) -> tuple[int, ...]:
@@ -358,6 +359,8 @@ class AnasaziState(State):
                 or other.actions_left <= 0):
             other.phase, other.current = "play", player
             other.actions_left = self.options["actions_per_turn"]
+            if other.fresh:
+                other._laid_changed()
             other.pending, other.fresh = [], []
             other.mark_origin()  # changed other than by apply: undo cannot go back past here
         return other
@@ -388,7 +391,10 @@ class AnasaziState(State):
         """What lies on the table now, for the geometric rules (the same object until a piece
         is laid or a turn ends: what the rules derive from it is kept there, and what they
         derive piece by piece is carried over to the next board)."""
-        key = (len(self.camps), tuple(map(len, self.expeditions.values())), tuple(self.fresh))
+        # `_laid_changes` counts the changes of `camps`, `expeditions` and `fresh`, which only
+        # this class's methods make (`_laid_changed`): one number to compare where the lengths
+        # of every list cost a tenth of a fresh marker check.
+        key = self._laid_changes
         if self._board is None or self._board[0] != key:
             board = Board(self.table, tuple(self.camps),
                           {e: tuple(p) for e, p in self.expeditions.items() if p},
@@ -396,6 +402,10 @@ class AnasaziState(State):
             # What was derived piece by piece for the board before is extended, not remade.
             self._board = (key, board.follow(self._board and self._board[1]))
         return self._board[1]
+
+    def _laid_changed(self) -> None:
+        """Say that `camps`, `expeditions` or `fresh` changed: the next `board()` is new."""
+        self._laid_changes += 1
 
     def markers_left(self) -> int:
         """Expedition markers still in the supply."""
@@ -556,6 +566,13 @@ class AnasaziState(State):
 
     # -- checking ------------------------------------------------------------------------------
     def _violations(self, action: Action, player: int) -> list[Violation]:
+        if type(action) is PlaceMarker and self.phase == "play" and not self.pending:
+            # The common question first (a search asks it thousands of times a second): a
+            # marker in a turn with no decision open, which no turn rule forbids.
+            marker = action  # (a name of the narrowed type, for the lambda)
+            judged = lg.judged_marker(self.board(), player, marker.expedition, marker.x,
+                                      marker.y, marker.heading, lambda: marker.pose)
+            return list(judged) if judged else []
         found = self._turn_violations(action, player)
         if found:
             return found
@@ -567,11 +584,9 @@ class AnasaziState(State):
                 return found
             action = action.resolve(self)
         if isinstance(action, PlaceMarker):
-            board, e = self.board(), action.expedition
-            # Judged once per board (a search judges the same markers again and again).
-            return list(board.memo(("marker violations", player, e, action.x, action.y,
-                                    action.heading),
-                                   lambda: lg.marker_violations(board, player, e, action.pose)))
+            placed = action  # (a name the lambda keeps: `action` is reassigned above)
+            return list(lg.judged_marker(self.board(), player, placed.expedition, placed.x,
+                                         placed.y, placed.heading, lambda: placed.pose))
         if isinstance(action, LookTower):
             return self._look_violations(action, player)
         if isinstance(action, TakeTreasure):
@@ -676,6 +691,7 @@ class AnasaziState(State):
 
     def _build_camp(self, action: BuildCamp, player: int) -> list[Event]:
         self.camps.append(Camp(player, action.x, action.y))
+        self._laid_changed()
         self.covered.append(False)
         if self.phase == "camps":
             self.step += 1
@@ -690,6 +706,7 @@ class AnasaziState(State):
         treasures taken, towers to the track, own camps covered, mesas entered."""
         pose, before = action.pose, self.board()
         self.expeditions[action.expedition].append(pose)
+        self._laid_changed()
         self.actions_left -= 1
         events = [Event("marker-laid", player, {"expedition": action.expedition,
                                                 "pose": [pose.x, pose.y, pose.heading],
@@ -774,6 +791,8 @@ class AnasaziState(State):
             return self._finish()
         if self.actions_left <= 0:
             self.current = (self.current + 1) % self.num_players
+            if self.fresh:
+                self._laid_changed()
             self.actions_left, self.fresh = self.options["actions_per_turn"], []
         return []
 
@@ -1084,7 +1103,7 @@ class AnasaziState(State):
         self.bonus = dict(d["bonus"])
         self._setup = None
         self._deal_text, self._laid_text = None, laid
-        self._board = None
+        self._board, self._laid_changes = None, 0
         return self
 
 

@@ -297,3 +297,80 @@ def test_the_boards_of_a_game_derive_what_fresh_boards_do(seed):
         state.apply(state.legal_actions(player).sample(rng, 1)[0], player)
         steps += 1
     assert steps > 40 and state.camps and sum(map(len, state.expeditions.values())) > 10
+
+
+def _laid(state):
+    """The pieces of a state as its board holds them: camps, started expeditions, fresh camps."""
+    return (tuple(state.camps), {e: tuple(p) for e, p in state.expeditions.items() if p},
+            frozenset(state.fresh))
+
+
+def test_a_states_board_is_its_pieces_after_every_change():
+    """`state.board()` is kept between changes (a count of them, not the lists' lengths): along
+    a random 3-player game, after every action, and in the states made from it (`turn_of` of
+    each player, `clone`, `determinize`, `undo`, JSON), the board holds exactly the state's
+    camps, expeditions and fresh camps (a board asked for before an action and kept after it
+    would not: the camp built, the marker laid, the fresh camps of a turn that ended)."""
+    from games.anasazi import GAME
+
+    state = GAME.new_state(3, seed=5)
+    rng = np.random.default_rng(5)
+    kinds = set()
+    while not state.is_over():
+        board = state.board()
+        assert (board.camps, board.expeditions, board.fresh) == _laid(state)
+        if state.phase == "play":
+            for player in range(3):
+                other = state.turn_of(player)
+                other.board()
+                assert (other.board().camps, other.board().expeditions,
+                        other.board().fresh) == _laid(other)
+            drawn = state.determinize(state.current, rng)
+            assert drawn.board() is board
+        action = state.legal_actions().sample(rng, 1)[0]
+        kinds.add((type(action).__name__, bool(state.fresh)))
+        state.apply(action)
+        copy = state.clone()
+        copy.undo()
+        assert (copy.board().camps, copy.board().expeditions, copy.board().fresh) == _laid(copy)
+        again = GAME.state_from_json(state.to_json())
+        assert (again.board().camps, again.board().expeditions) == _laid(state)[:2]
+    assert {("BuildCamp", True), ("PlaceMarker", False), ("Pass", True)} <= kinds
+
+
+def test_a_memo_hit_after_a_change_is_never_stale():
+    """The exact check keeps its verdicts per board (`judged_marker`): the same marker actions,
+    judged again by every player (`turn_of`, whose states share the board while no camp of
+    this turn differs) after every action of a random 4-player game, get what
+    `marker_violations` finds on a board made afresh from the state's pieces (the same rules,
+    messages and numbers), never a verdict kept from before or for another player (a camp
+    built under them, a camp of this turn no longer fresh, an end moved on, one's own camp)."""
+    from games.anasazi import GAME
+    from games.anasazi.actions import PlaceMarker
+
+    state = GAME.new_state(4, seed=11)
+    rng = np.random.default_rng(11)
+    while state.phase != "play":
+        state.apply(state.legal_actions().sample(rng, 1)[0])
+    markers = state.sample_markers(state.current, rng, 12)  # legal now, some not later
+    markers += [PlaceMarker(m.expedition, m.x + dx, m.y + dy, m.heading)
+                for m, (dx, dy) in zip(markers[:6], rng.normal(0, 20, (6, 2)).tolist())]
+    before, changed, players_differ = None, 0, 0
+    while not state.is_over():
+        if state.phase == "play" and not state.pending:
+            verdicts = []
+            for player in range(4):
+                turn = state.turn_of(player)
+                afresh = Board(state.table, *_laid(turn))
+                for m in markers:
+                    got = turn.check(m)
+                    want = lg.marker_violations(afresh, player, m.expedition, m.pose)
+                    assert got.violations == tuple(want), (player, m)
+                    assert turn.check(m) == got  # the memo hit
+                    verdicts.append(got.rules)
+            players_differ += any(verdicts[i::len(markers)] != verdicts[i::len(markers)][:1] * 4
+                                  for i in range(len(markers)))
+            changed += before is not None and verdicts != before
+            before = verdicts
+        state.apply(state.legal_actions().sample(rng, 1)[0])
+    assert changed >= 3 and players_differ >= 3  # verdicts did change along the game, by player

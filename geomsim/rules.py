@@ -877,7 +877,7 @@ class State(ABC):
         else:
             player = self._resolve_player(player, movers)
         if player not in movers:
-            who = "nobody" if not movers else ", ".join(map(str, movers))
+            who = "nobody" if self.is_over() else ", ".join(map(str, movers))
             return Verdict(
                 (Violation(ENGINE_TURN_RULE, f"player {player} is not to move (to move: {who})",
                            {"player": player, "to_move": list(movers)}),)

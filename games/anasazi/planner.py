@@ -540,6 +540,7 @@ class _Plan:
         offers that no candidate placement clear of the camp still touches."""
         out = np.zeros(len(z))
         r = self.sizes.base_camp_radius
+        half_diagonal = math.hypot(self.sizes.marker_length, self.sizes.marker_width) / 2
         for cands in markers:
             worth = np.where(cands.touched, self.theirs[None, :], 0.0)
             best = worth.max(axis=1, initial=0.0)
@@ -549,17 +550,27 @@ class _Plan:
             worth = worth[keep]
             cols = np.flatnonzero(worth.any(axis=0))
             worth = worth[:, cols]
-            local = to_frames(z.real, z.imag, cands.x[keep], cands.y[keep], cands.h[keep])
+            # Camps farther than a marker's half diagonal and a camp's radius from every
+            # placement's centre are clear of them all: they block nothing (`before - after`
+            # is 0), so only the camps near the placements are measured.
+            centres = cands.x[keep] + 1j * cands.y[keep]
+            middle = complex(centres.mean())
+            bound = float(np.abs(centres - middle).max()) + half_diagonal + r + 1e-6
+            near = np.flatnonzero(np.abs(z - middle) <= bound)
+            if not len(near):
+                continue
+            local = to_frames(z.real[near], z.imag[near], cands.x[keep], cands.y[keep],
+                              cands.h[keep])
             clear = distance_to_rectangle(local, self.sizes.marker_length / 2,
-                                          self.sizes.marker_width / 2) > r  # (n, camps)
+                                          self.sizes.marker_width / 2) > r  # (n, near camps)
             before = worth.max()
             # Per camp, the best sector a placement clear of it still touches.
-            after = np.zeros(len(z))
+            after = np.zeros(len(near))
             for j in range(worth.shape[1]):
                 touching = worth[:, j] > 0
                 reached = clear[touching].any(axis=0)
                 after = np.maximum(after, np.where(reached, worth[touching, j].max(), 0.0))
-            out += BLOCK * (before - after)
+            out[near] += BLOCK * (before - after)
         return out
 
     # -- the choice ----------------------------------------------------------------------------

@@ -274,16 +274,15 @@ def window_placements(step: Step, table: Table, wanted: frozenset[str]
     if not len(near):
         return empty, []
     rows = rows[near]
-    points = [point[0, near]]
     labels = [targets.touches[k] for k in rows]
-    spread = [np.ones(len(rows), bool)]
-    for k in rows:
-        if targets.count[k] >= 3:  # a sector's corners (a dividing line's ends are its corners too)
-            corners = targets.corners[k, : targets.count[k]]
-            corners = corners[np.abs(corners - end) <= step.reach]
-            points.append(corners)
-            labels += [targets.touches[k]] * len(corners)
-            spread.append(np.zeros(len(corners), bool))
-    found = point_windows(step, np.concatenate(points), np.concatenate(spread))
-    return found, labels
+    # A sector's corners within reach, row by row (a dividing line's ends are its corners too).
+    corners = targets.corners[rows]
+    count = targets.count[rows]
+    held = (np.arange(corners.shape[1])[None, :] < count[:, None]) & (count[:, None] >= 3)
+    held &= np.abs(corners - end) <= step.reach
+    owner, _ = np.nonzero(held)
+    labels += [labels[i] for i in owner.tolist()]
+    points = np.concatenate([point[0, near], corners[held]])
+    spread = np.arange(len(points)) < len(rows)
+    return point_windows(step, points, spread), labels
 

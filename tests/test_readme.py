@@ -3,10 +3,16 @@
 
 No test here depends on another having run (issue 25): each fixture makes, in the worker that
 asks for it, the folder a newcomer has at that point of the README, so the tests pass in any
-order, on any worker, whatever pytest-xdist does with groups."""
+order, on any worker, whatever pytest-xdist does with groups.
+
+The Quick start's main job, the Python block and the servers run in subprocesses, as a newcomer
+runs them (the installed `geomsim` script included); the command-line block's commands run in
+this process through `geomsim.cli.main`, the function that script calls, with the same words and
+folder: a subprocess a command would cost a second of imports and add nothing (issue 30, item 5)."""
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shlex
@@ -102,8 +108,26 @@ def clone_after(newcomer: Path, tmp_path: Path, commands: list[str]) -> Path:
     here = tmp_path / "clone"
     shutil.copytree(newcomer, here, symlinks=True)
     for command in commands:
-        run(command, here)
+        run_cli(command, here)
     return here
+
+
+def run_cli(command: str, cwd: Path) -> None:
+    """Run a `geomsim ...` line of the README in this process, in `cwd`, as bash would hand
+    its words to the `geomsim` script (globs expanded there; a glob matching nothing stays)."""
+    from geomsim.cli import main
+
+    words = shlex.split(command)
+    assert words[0] == "geomsim" and not {"|", "&&", ";", ">"} & set(words), command
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        argv = [found for word in words[1:]
+                for found in (sorted(glob.glob(word)) or [word] if glob.has_magic(word) else [word])]
+        code = main(argv)
+    finally:
+        os.chdir(before)
+    assert code == 0, f"{command!r} failed ({code})"
 
 
 def _env() -> dict[str, str]:
@@ -150,7 +174,7 @@ def test_every_cli_command_runs_as_written_after_the_quick_start(command, newcom
     assert command.startswith("geomsim "), command
     earlier = cli_commands()[:cli_commands().index(command)]
     here = clone_after(newcomer, tmp_path, prerequisites(command, earlier))
-    run(command, here)
+    run_cli(command, here)
     for name in _written(command):
         assert (here / name).exists(), f"{command!r} wrote no {name}"
     assert left_outside_out(here) == [], f"{command!r} wrote outside {OUT}/"

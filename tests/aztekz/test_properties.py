@@ -22,10 +22,10 @@ from tests.breadth import fixed_games, harness_over_drawn_seeds
 # A random Aztekz game is long (about 700 decisions, most after the 5 x 5 grid is full): the
 # harness checks every decision's legal actions, and runs its costlier checks (JSON round trip,
 # observations, illegal actions, clones) every 7th decision, which reaches every phase of a turn.
-# A few fixed seeds per player count (about 1-2 s of CPU a game), and games of drawn seeds
+# Two fixed seeds per player count (about 1-2 s of CPU a game), and games of drawn seeds
 # (tests/breadth.py); the compiled player's games replayed through the rules add the breadth
 # of thousands (tests/aztekz/test_playout.py).
-HARNESS_GAMES = fixed_games(4)
+HARNESS_GAMES = fixed_games(2)
 THOROUGH_EVERY = int(os.environ.get("AZTEKZ_HARNESS_THOROUGH_EVERY", "7"))
 
 

@@ -15,10 +15,11 @@ from geomsim.testing import check_random_games
 from tests.breadth import fixed_games, harness_over_drawn_seeds
 from tests.cibola.helpers import COMPONENTS
 
-# 30 games per player count (0.2-0.3 s of CPU each), and games of drawn seeds (tests/breadth.py);
+# 12 games per player count (0.2-0.3 s of CPU each), and games of drawn seeds (tests/breadth.py);
+# the compiled player's games replayed through the rules add thousands (test_playout.py);
 # the harness's costlier checks run every 3rd decision, which reaches every phase of a round
 # (CIBOLA_HARNESS_THOROUGH_EVERY=1 checks every decision).
-HARNESS_GAMES = fixed_games(30)
+HARNESS_GAMES = fixed_games(12)
 THOROUGH_EVERY = int(os.environ.get("CIBOLA_HARNESS_THOROUGH_EVERY", "3"))
 
 

@@ -460,6 +460,10 @@ def test_ismcts_searches_as_without_its_shortcuts(games4, monkeypatch):
     real = Board.memo
     monkeypatch.setattr(Board, "memo", lambda self, key, make: make()
                         if isinstance(key, tuple) and key[0] in kept else real(self, key, make))
+    # A marker's verdict is kept in the board's memo directly (`judged_marker`): judged anew.
+    monkeypatch.setattr(lg, "judged_marker", lambda board, player, expedition, x, y, heading,
+                        pose: tuple(lg._marker_violations(board, player, expedition, x, y,
+                                                          heading, pose)))
     slow = [root_statistics(EveryVisitISMCTS(iterations=b.iterations,
                                              rollout_depth=b.rollout_depth), s.clone(), i)
             for i, s in enumerate(positions) for b in bots]

@@ -48,20 +48,47 @@ def test_a_decision_is_legal_and_sees_only_what_its_seat_may_know() -> None:
     assert a == b and state.check(a, player).ok
 
 
-def test_the_search_spends_its_iterations_at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every iteration backs up through one root action: the root's visits are the budget."""
-    roots: list[search._Node] = []
-    real = search.SearchBot._make
+def test_the_search_spends_its_iterations_on_simulated_rounds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every simulation is one round of play after one candidate turn: their number is the
+    budget, and the turns of a round are compared on the same draws (one seed a round)."""
+    seeds: list[int] = []
+    real = search.SearchBot._simulate
 
-    def keep(self: search.SearchBot, node: search._Node, *args: object) -> None:
-        real(self, node, *args)  # type: ignore[arg-type]
-        if not roots:
-            roots.append(node)
+    def count(self: search.SearchBot, state: AnasaziState, player: int,
+              actions: tuple[object, ...], seed: int) -> float:
+        seeds.append(seed)
+        return real(self, state, player, actions, seed)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(search.SearchBot, "_make", keep)
+    monkeypatch.setattr(search.SearchBot, "_simulate", count)
     state = _to_play(3)
-    make_bot("mcts:iterations=6", GAME).choose(state, state.current, np.random.default_rng(1))
-    assert len(roots[0].actions) > 1 and sum(roots[0].visits) == 6
+    make_bot("mcts:iterations=5,seconds=60", GAME).choose(state, state.current, np.random.default_rng(1))
+    # Five turns in the first round, then the better three (3 more would pass the budget).
+    assert len(seeds) == 5 and len(set(seeds)) == 1
+
+
+def test_a_simulation_plays_until_the_searcher_is_to_move_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The leaf of a simulation is the searcher's next turn: every other player has played
+    its turn (two actions each, rule 4.0) after the searcher's."""
+    leaves: list[AnasaziState] = []
+    real = search.SearchBot._leaf
+
+    def keep(self: search.SearchBot, state: AnasaziState, player: int,
+             rng: np.random.Generator) -> float:
+        leaves.append(state)
+        return real(self, state, player, rng)
+
+    monkeypatch.setattr(search.SearchBot, "_leaf", keep)
+    state = _to_play(3)
+    player = state.current
+    make_bot("mcts:iterations=2,seconds=60", GAME).choose(state, player, np.random.default_rng(1))
+    assert len(leaves) == 2
+    for leaf in leaves:
+        assert leaf.is_over() or (leaf.current == player and leaf.actions_left == 2
+                                  and not leaf.pending)
+        movers = {p for p, *_ in leaf.history[len(state.history):]}
+        assert leaf.is_over() or movers == set(range(4))
 
 
 def test_the_search_takes_the_treasure_behind_a_narrow_window() -> None:

@@ -97,3 +97,23 @@ def test_the_search_takes_the_treasure_behind_a_narrow_window() -> None:
     action = make_bot("mcts:iterations=4", GAME).choose(state, 0, np.random.default_rng(0))
     assert isinstance(action, PlaceMarker) and state.check(action, 0).ok
     assert "P0" in lg.touched_sectors(state.table, action.pose)
+
+
+def test_at_the_end_a_simulation_is_worth_what_the_rulebook_says_of_the_winner() -> None:
+    """anasazi/5.1/tie-break: two players level on points; the one with more treasures wins,
+    and the search's leaf gives it the prize, the other the penalty."""
+    state = _to_play(3)
+    for hand in state.hands:
+        for colour in hand:
+            hand[colour] = 0
+    state.track = {colour: 0 for colour in state.track}
+    state.objectives = ("white", "red", "blue", "yellow")
+    state.hands[0].update(yellow=1, blue=1)  # 5 + 5, and both majorities: 20 points, 4 treasures
+    state.hands[1].update(red=1)  # 5 doubled, and the majority: 20 points, 2 treasures
+    state.phase = "over"
+    state.bonus = state.bonus_winners()
+    assert state.scores()[:2] == [20.0, 20.0] and state.winners() == [0]
+    bot = search.SearchBot()
+    rng = np.random.default_rng(0)
+    assert bot._leaf(state, 0, rng) - bot._leaf(state, 1, rng) == pytest.approx(
+        2 * search.END_PRIZE)

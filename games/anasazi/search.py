@@ -23,9 +23,9 @@ Two stages each decision:
 The action played is the first of the best turn (the mean of its simulations). Follow-ups (a
 look, a take) are the planner's.
 
-Budget: `iterations` simulations per decision, stopped early after `seconds` (a cap: results
-depend on the machine's speed only when it bites). Both are bounded like every bot spec
-(`geomsim.bots`).
+Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
+CPU time (a cap: results depend on the machine's speed only when it bites, and never on its
+load). Both are bounded like every bot spec (`geomsim.bots`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from geomsim.reading import cut
 from geomsim.rules import Action, IllegalAction
 
 ITERATIONS = 12  # default simulations (rounds of play) per decision
-SECONDS = 0.9  # default cap of a decision's search (s): under 1 s on this machine
+SECONDS = 0.9  # default cap of a decision's search (CPU s): under 1 s on this machine
 FIRSTS = 5  # the planner's first actions a turn may start with
 SECONDS_PER_FIRST = 3  # the planner's second actions tried after each
 TURNS = 6  # turns kept for the simulations
@@ -78,7 +78,9 @@ class SearchBot:
         """The first action of the turn that fared best in the simulated rounds."""
         if state.phase != "play" or state.pending:
             return pl.follow_up(self.planner, state, player, rng)
-        deadline = time.perf_counter() + self.seconds
+        # CPU time of this process, not the clock: on a loaded machine the clock would cut the
+        # search short and make the player's strength depend on the load.
+        deadline = time.process_time() + self.seconds
         turns = self._turns(state, player, rng)[:self.iterations]  # a round plays them all
         if not turns:
             return self.planner.choose(state, player, rng)
@@ -87,10 +89,10 @@ class SearchBot:
         alive, spent = list(turns), 0
         # Whole rounds only (the turns' means then rest on the same draws), unless the cap bites.
         while (not spent or spent + len(alive) <= self.iterations) \
-                and time.perf_counter() < deadline:
+                and time.process_time() < deadline:
             seed = int(rng.integers(2**63))
             for turn in alive:
-                if spent and time.perf_counter() >= deadline:
+                if spent and time.process_time() >= deadline:
                     break
                 turn.values.append(self._simulate(state, player, turn.actions, seed))
                 spent += 1
@@ -200,7 +202,7 @@ def make_search(arg: str | None) -> SearchBot:
 BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T] (Anasazi: simulates a round after "
                               "each of its best turns in determinizations, the others playing "
                               f"as the planner; default {ITERATIONS} simulations (at most "
-                              f"{MAX_ITERATIONS:,}), stopped after {SECONDS:g} s "
+                              f"{MAX_ITERATIONS:,}), stopped after {SECONDS:g} CPU s "
                               f"(at most {MAX_SECONDS:g}))")}
 
 # The game's players: the planner's and this one's (the package's `bots` part points here).

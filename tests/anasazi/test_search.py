@@ -42,7 +42,7 @@ def test_a_decision_is_legal_and_sees_only_what_its_seat_may_know() -> None:
     other = state.determinize(player, np.random.default_rng(99))
     assert other.observe(player) == state.observe(player)
     assert other.towers != state.towers or other.objectives != state.objectives
-    bot = make_bot("mcts:iterations=3", GAME)
+    bot = make_bot("mcts:iterations=3,seconds=60", GAME)
     a = bot.choose(state, player, np.random.default_rng(5))
     b = bot.choose(other, player, np.random.default_rng(5))
     assert a == b and state.check(a, player).ok

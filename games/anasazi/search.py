@@ -20,8 +20,9 @@ Two stages each decision:
    (every turn of a round sees the same determinization and the same opponents' draws) and
    culled by sequential halving: a round plays every turn still in, the worse half leaves.
 
-The action played is the first of the best turn (the mean of its simulations). Follow-ups (a
-look, a take) are the planner's.
+The action played is the first of the best turn (the mean of its simulations); at the turn's
+second action, that turn's second (it was judged with the round after it), unless it is no
+longer legal. Follow-ups (a look, a take) are the planner's.
 
 Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
 CPU time (a cap: results depend on the machine's speed only when it bites, and never on its
@@ -42,7 +43,7 @@ from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_float, positive_i
 from geomsim.reading import cut
 from geomsim.rules import Action, IllegalAction
 
-ITERATIONS = 12  # default simulations (rounds of play) per decision
+ITERATIONS = 10  # default simulations (rounds of play) per decision
 SECONDS = 0.9  # default cap of a decision's search (CPU s): under 1 s on this machine
 FIRSTS = 5  # the planner's first actions a turn may start with
 SECONDS_PER_FIRST = 3  # the planner's second actions tried after each
@@ -73,11 +74,16 @@ class SearchBot:
     spec: str = "mcts"
     planner: pl.PlannerBot = field(default_factory=pl.PlannerBot)
     opponent: pl.PlannerBot = field(default_factory=lambda: pl.PlannerBot(OPPONENT_SAMPLES))
+    # The turn chosen at its first action: (player, history length then, its actions).
+    _planned: tuple[int, int, tuple[Action, ...]] | None = field(default=None, repr=False)
 
     def choose(self, state: AnasaziState, player: int, rng: np.random.Generator) -> Action:
         """The first action of the turn that fared best in the simulated rounds."""
         if state.phase != "play" or state.pending:
             return pl.follow_up(self.planner, state, player, rng)
+        second = self._second(state, player)
+        if second is not None:
+            return second
         # CPU time of this process, not the clock: on a loaded machine the clock would cut the
         # search short and make the player's strength depend on the load.
         deadline = time.process_time() + self.seconds
@@ -101,7 +107,22 @@ class SearchBot:
                 alive = alive[:max(2, math.ceil(len(alive) / 2))]
         # A turn the cap left unsimulated counts as its planner's value says: worse than any.
         best = max(alive, key=lambda t: (t.mean(), t.prior))
+        self._planned = (player, len(state.history), best.actions)
         return best.actions[0]
+
+    def _second(self, state: AnasaziState, player: int) -> Action | None:
+        """The second action of the turn the search chose at the first, when `state` is that
+        turn at its second action (only the searcher's first action and follow-ups since) and
+        the action is legal; else None (search again)."""
+        planned, self._planned = self._planned, None
+        if planned is None or state.actions_left != 1 or len(planned[2]) < 2:
+            return None
+        who, at, actions = planned
+        since = state.history[at:]
+        if who != player or not since or since[0][1] != actions[0] \
+                or any(p != player for p, *_ in since):
+            return None
+        return actions[1] if state.check(actions[1], player).ok else None
 
     # -- stage 1: the turns ----------------------------------------------------------------------
     def _turns(self, state: AnasaziState, player: int, rng: np.random.Generator) -> list[_Turn]:

@@ -117,3 +117,31 @@ def test_at_the_end_a_simulation_is_worth_what_the_rulebook_says_of_the_winner()
     rng = np.random.default_rng(0)
     assert bot._leaf(state, 0, rng) - bot._leaf(state, 1, rng) == pytest.approx(
         2 * search.END_PRIZE)
+
+
+def test_the_turn_chosen_at_its_first_action_is_played_to_its_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """rule 4.0 (two actions a turn): the search judges whole turns, so at the second action
+    it plays the second of the turn it chose, with no new simulation."""
+    state = _to_play(3)
+    while state.actions_left != 2:
+        state.apply(make_bot("planner", GAME).choose(state, state.current,
+                                                    np.random.default_rng(0)), state.current)
+    player = state.current
+    bot = make_bot("mcts:iterations=4,seconds=60", GAME)
+    assert isinstance(bot, search.SearchBot)
+    first = bot.choose(state, player, np.random.default_rng(1))
+    assert bot._planned is not None and bot._planned[2][0] == first
+    planned = bot._planned[2]
+    state.apply(first, player)
+    while state.pending:
+        state.apply(bot.choose(state, player, np.random.default_rng(2)), player)
+    calls: list[object] = []
+
+    def count(*args: object) -> float:
+        calls.append(args)
+        return 0.0
+
+    monkeypatch.setattr(search.SearchBot, "_simulate", count)
+    assert len(planned) == 2 and state.current == player and state.actions_left == 1
+    assert bot.choose(state, player, np.random.default_rng(3)) == planned[1] and not calls

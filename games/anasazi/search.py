@@ -105,7 +105,8 @@ class SearchBot:
             if len(alive) > 2:
                 alive.sort(key=lambda t: -t.mean())
                 alive = alive[:max(2, math.ceil(len(alive) / 2))]
-        # A turn the cap left unsimulated counts as its planner's value says: worse than any.
+        # A turn the cap left unsimulated loses to every simulated one (its mean is -inf);
+        # among such turns the planner's value decides.
         best = max(alive, key=lambda t: (t.mean(), t.prior))
         self._planned = (player, len(state.history), best.actions)
         return best.actions[0]

@@ -1,22 +1,32 @@
 """A search player for Anasazi: ``mcts[:iterations=N,seconds=T]``.
 
-Information-set Monte Carlo search over the searcher's own turn. Each iteration draws a
-determinization of what the searcher knows (`state.determinize(player, rng)`: hidden tower
-colours and objective cards drawn from its view), walks a tree of its actions this turn (the
-first, then the second when the turn gives one: rule 4.0), and values the position the turn
-leaves with the planner's valuation (`planner.turn_value`: its expected score against the
-others', less what the next player could take from the ends left). Follow-ups (a look, a take)
-inside the turn are the planner's.
+Information-set search over the searcher's whole turn, judged by what the round after it does.
+Two stages each decision:
 
-The actions of a node are the planner's best candidates there (`planner.main_choices`: markers
-from the exact windows of every wanted pueblo, blocking and thieving base camps), worked out
-once per node (the board is public: every determinization shares them), tried in the planner's
-order under progressive widening (a node of n visits holds ``ceil(WIDEN * n ** ALPHA)`` of them)
-and selected by UCB1 on values scaled by the spread seen at the node. The action played is the
-root's most visited.
+1. **Turns.** The planner's best first actions (`planner.main_choices`: markers from the exact
+   windows of every wanted pueblo, blocking and thieving base camps) and, when the turn has a
+   second action (rule 4.0), the planner's best second actions after each, in a
+   determinization (`state.determinize(player, rng)`: the board is public, so every
+   determinization shares them). Each turn is valued as the planner values a finished turn
+   (`planner.turn_value`); the best turn of each first action is kept, then the second best.
+2. **Rounds.** A simulation draws a determinization (hidden tower colours and the other
+   players' objective cards, from the searcher's view), plays the turn in it, then lets every
+   other player play its turn as the planner would, until the searcher is to move again or the
+   game ends (rule 5.0: the last marker, or a colour's fourth tower). The leaf's value is the
+   searcher's utility (its score against the best opponent's and their mean, as the planner's
+   `Belief` rates it) plus what its next turn can take from the ends the others left; at the end
+   of the game, the final scores of the determinization and a prize for winning, a penalty for
+   losing (the tie-break of rule 5.1 included). Turns are compared on common random numbers
+   (every turn of a round sees the same determinization and the same opponents' draws) and
+   culled by sequential halving: a round plays every turn still in, the worse half leaves.
 
-Budget: `iterations` per decision, stopped early after `seconds` (a cap: results depend on the
-machine's speed only when it bites). Both are bounded like every bot spec (`geomsim.bots`).
+The action played is the first of the best turn (the mean of its simulations); at the turn's
+second action, that turn's second (it was judged with the round after it), unless it is no
+longer legal. Follow-ups (a look, a take) are the planner's.
+
+Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
+CPU time (a cap: results depend on the machine's speed only when it bites, and never on its
+load). Both are bounded like every bot spec (`geomsim.bots`).
 """
 
 from __future__ import annotations
@@ -33,51 +43,26 @@ from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_float, positive_i
 from geomsim.reading import cut
 from geomsim.rules import Action, IllegalAction
 
-ITERATIONS = 48  # default iterations per decision
-SECONDS = 0.8  # default cap of a decision's search (s): under 1 s on this machine
-ROOT_CHOICES = 10  # the planner's candidates a root may widen to
-CHOICES = 5  # and a node of the turn's second action
-WIDEN = 1.5  # progressive widening: a node of n visits holds ceil(WIDEN * n ** ALPHA) children
-ALPHA = 0.5
-EXPLORE = 0.7  # UCB1's constant, in units of the spread of values seen at the node
+ITERATIONS = 10  # default simulations (rounds of play) per decision
+SECONDS = 0.9  # default cap of a decision's search (CPU s): under 1 s on this machine
+FIRSTS = 5  # the planner's first actions a turn may start with
+SECONDS_PER_FIRST = 3  # the planner's second actions tried after each
+TURNS = 6  # turns kept for the simulations
+OPPONENT_SAMPLES = 32  # random placements per expedition of the modelled opponents
+NEXT_TURN = 0.8  # weight of what the searcher's next turn can take from one marker of an end
+END_PRIZE = pl.END_PRIZE  # utility of ending the game as its winner (its negative: not)
 
 
 @dataclass
-class _Node:
-    """A decision of the searcher in its turn: the candidate actions (the planner's, best
-    first, made on the first visit) and their statistics."""
+class _Turn:
+    """A candidate turn: its actions, the planner's value of it, and its simulations."""
 
-    actions: list[Action] = field(default_factory=list)
-    priors: list[float] = field(default_factory=list)
-    visits: list[int] = field(default_factory=list)
-    totals: list[float] = field(default_factory=list)
-    children: dict[int, _Node] = field(default_factory=dict)
-    made: bool = False
-    low: float = math.inf
-    high: float = -math.inf
+    actions: tuple[Action, ...]
+    prior: float
+    values: list[float] = field(default_factory=list)
 
-    def select(self) -> int:
-        """The child to try: an untried one among those widening allows, else UCB1's best."""
-        n = sum(self.visits)
-        allowed = min(len(self.actions), max(1, math.ceil(WIDEN * (n + 1) ** ALPHA)))
-        for i in range(allowed):
-            if self.visits[i] == 0:
-                return i
-        spread = max(self.high - self.low, 1e-9)
-        log_n = math.log(n)
-        return max(range(allowed), key=lambda i: self.totals[i] / self.visits[i]
-                   + EXPLORE * spread * math.sqrt(log_n / self.visits[i]))
-
-    def update(self, i: int, value: float) -> None:
-        """Back up `value` through child `i`."""
-        self.visits[i] += 1
-        self.totals[i] += value
-        self.low, self.high = min(self.low, value), max(self.high, value)
-
-    def best(self) -> int:
-        """The most visited child (the better mean on a tie, then the planner's order)."""
-        return max(range(len(self.actions)),
-                   key=lambda i: (self.visits[i], self.totals[i] / max(self.visits[i], 1), -i))
+    def mean(self) -> float:
+        return sum(self.values) / len(self.values) if self.values else -math.inf
 
 
 @dataclass
@@ -88,64 +73,133 @@ class SearchBot:
     seconds: float = SECONDS
     spec: str = "mcts"
     planner: pl.PlannerBot = field(default_factory=pl.PlannerBot)
+    opponent: pl.PlannerBot = field(default_factory=lambda: pl.PlannerBot(OPPONENT_SAMPLES))
+    # The turn chosen at its first action: (player, history length then, its actions).
+    _planned: tuple[int, int, tuple[Action, ...]] | None = field(default=None, repr=False)
 
     def choose(self, state: AnasaziState, player: int, rng: np.random.Generator) -> Action:
-        """The root action most visited by the search (a follow-up: the planner's)."""
+        """The first action of the turn that fared best in the simulated rounds."""
         if state.phase != "play" or state.pending:
             return pl.follow_up(self.planner, state, player, rng)
-        root = _Node()
-        self._make(root, state, player, rng, ROOT_CHOICES)
-        if len(root.actions) <= 1:
-            return root.actions[0] if root.actions else self.planner.choose(state, player, rng)
-        deadline = time.perf_counter() + self.seconds
-        for _ in range(self.iterations):
-            self._iterate(root, state.determinize(player, rng), player, rng)
-            if time.perf_counter() > deadline:
-                break
-        return root.actions[root.best()]
-
-    def _make(self, node: _Node, state: AnasaziState, player: int, rng: np.random.Generator,
-              k: int) -> None:
-        """Give `node` the planner's `k` best candidates in `state`."""
-        found = pl.main_choices(self.planner, state, player, rng, k)
-        node.actions = [a for a, _ in found]
-        node.priors = [v for _, v in found]
-        node.visits, node.totals = [0] * len(found), [0.0] * len(found)
-        node.made = True
-
-    def _iterate(self, root: _Node, state: AnasaziState, player: int,
-                 rng: np.random.Generator) -> None:
-        """One iteration on the determinization `state` (consumed): down the turn's tree,
-        then the planner's valuation of where the turn ends."""
-        path: list[tuple[_Node, int]] = []
-        node: _Node | None = root
-        while node is not None:
-            i = node.select()
-            try:
-                state.apply(node.actions[i], player)
-            except IllegalAction:  # legal in truth (the board is public): never expected
-                node.visits[i] += 1
-                node.totals[i] -= 1e6
-                return
-            path.append((node, i))
-            self._follow_ups(state, player, rng)
-            if state.is_over() or state.to_move() != (player,):
-                break
-            child = node.children.get(i)
-            if child is None:
-                child = node.children[i] = _Node()
-                self._make(child, state, player, rng, CHOICES)
-                if not child.actions:
+        second = self._second(state, player)
+        if second is not None:
+            return second
+        # CPU time of this process, not the clock: on a loaded machine the clock would cut the
+        # search short and make the player's strength depend on the load.
+        deadline = time.process_time() + self.seconds
+        turns = self._turns(state, player, rng)[:self.iterations]  # a round plays them all
+        if not turns:
+            return self.planner.choose(state, player, rng)
+        if len({t.actions[0] for t in turns}) == 1:
+            return turns[0].actions[0]
+        alive, spent = list(turns), 0
+        # Whole rounds only (the turns' means then rest on the same draws), unless the cap bites.
+        while (not spent or spent + len(alive) <= self.iterations) \
+                and time.process_time() < deadline:
+            seed = int(rng.integers(2**63))
+            for turn in alive:
+                if spent and time.process_time() >= deadline:
                     break
-            node = child
-        value = pl.turn_value(self.planner, state, player, rng)
-        for visited, i in path:
-            visited.update(i, value)
+                turn.values.append(self._simulate(state, player, turn.actions, seed))
+                spent += 1
+            if len(alive) > 2:
+                alive.sort(key=lambda t: -t.mean())
+                alive = alive[:max(2, math.ceil(len(alive) / 2))]
+        # A turn the cap left unsimulated loses to every simulated one (its mean is -inf);
+        # among such turns the planner's value decides.
+        best = max(alive, key=lambda t: (t.mean(), t.prior))
+        self._planned = (player, len(state.history), best.actions)
+        return best.actions[0]
+
+    def _second(self, state: AnasaziState, player: int) -> Action | None:
+        """The second action of the turn the search chose at the first, when `state` is that
+        turn at its second action (only the searcher's first action and follow-ups since) and
+        the action is legal; else None (search again)."""
+        planned, self._planned = self._planned, None
+        if planned is None or state.actions_left != 1 or len(planned[2]) < 2:
+            return None
+        who, at, actions = planned
+        since = state.history[at:]
+        if who != player or not since or since[0][1] != actions[0] \
+                or any(p != player for p, *_ in since):
+            return None
+        return actions[1] if state.check(actions[1], player).ok else None
+
+    # -- stage 1: the turns ----------------------------------------------------------------------
+    def _turns(self, state: AnasaziState, player: int, rng: np.random.Generator) -> list[_Turn]:
+        """The best `TURNS` turns as the planner values them, best first."""
+        firsts = pl.main_choices(self.planner, state, player, rng, FIRSTS)
+        if state.actions_left < 2:
+            return [_Turn((a,), v) for a, v in firsts[:TURNS]]
+        turns: list[_Turn] = []
+        for first, prior in firsts:
+            seen = state.determinize(player, rng)
+            seen.apply(first, player)
+            self._follow_ups(seen, player, rng)
+            if seen.is_over() or seen.to_move() != (player,):
+                turns.append(_Turn((first,), pl.turn_value(self.planner, seen, player, rng)))
+                continue
+            for second, _ in pl.main_choices(self.planner, seen, player, rng, SECONDS_PER_FIRST):
+                after = seen.clone()
+                after.apply(second, player)
+                self._follow_ups(after, player, rng)
+                turns.append(_Turn((first, second), pl.turn_value(self.planner, after, player, rng)))
+        # Each first action's best turn before any's second best: the search decides the first.
+        rank: dict[Action, int] = {}
+        keyed: list[tuple[int, float, int, _Turn]] = []
+        for turn in sorted(turns, key=lambda t: -t.prior):
+            rank[turn.actions[0]] = rank.get(turn.actions[0], -1) + 1
+            keyed.append((rank[turn.actions[0]], -turn.prior, len(keyed), turn))
+        return [turn for *_, turn in sorted(keyed)][:TURNS]
 
     def _follow_ups(self, state: AnasaziState, player: int, rng: np.random.Generator) -> None:
         """The searcher's open decisions of the turn (a look, a take), by the planner."""
         while not state.is_over() and state.to_move() == (player,) and state.pending:
             state.apply(pl.follow_up(self.planner, state, player, rng), player)
+
+    # -- stage 2: the rounds ---------------------------------------------------------------------
+    def _simulate(self, state: AnasaziState, player: int, actions: tuple[Action, ...],
+                  seed: int) -> float:
+        """The value for `player` of playing `actions` and the round after them, in the
+        determinization and with the opponents' draws of `seed`."""
+        sim = state.determinize(player, np.random.default_rng(seed))
+        mine, theirs = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
+        for action in actions:
+            if sim.is_over() or sim.to_move() != (player,):
+                break
+            try:
+                sim.apply(action, player)
+            except IllegalAction:  # legal in truth (the board is public): never expected
+                return -1e6
+            self._follow_ups(sim, player, mine)
+        # Then the others play (and the planner whatever the searcher's turn has left), until
+        # the searcher's next turn.
+        gone = False
+        while not sim.is_over():
+            p = sim.current
+            gone = gone or p != player
+            if gone and p == player and not sim.pending:
+                break
+            bot = self.planner if p == player else self.opponent
+            sim.apply(bot.choose(sim, p, mine if p == player else theirs), p)
+        return self._leaf(sim, player, mine)
+
+    def _leaf(self, state: AnasaziState, player: int, rng: np.random.Generator) -> float:
+        """How good `state` (the searcher to move, or the end) is for `player`."""
+        if state.is_over():
+            scores = state.scores()
+            others = scores[:player] + scores[player + 1:]
+            value = scores[player] - 0.5 * max(others) - 0.5 * sum(others) / len(others)
+            winners = state.winners()
+            if player in winners:
+                return value + END_PRIZE / len(winners)
+            return value - END_PRIZE
+        belief = pl.Belief.of(state, player)
+        value = belief.utility(belief.hands, belief.track)
+        plan = pl._Plan(self.planner, state, belief, player, rng)
+        one, _ = plan._within(plan.old_ends, np.zeros((len(plan.old_ends), len(plan.ids)), bool),
+                              plan.mine)
+        return value + NEXT_TURN * float(one.max(initial=0.0))
 
 
 def make_search(arg: str | None) -> SearchBot:
@@ -167,9 +221,10 @@ def make_search(arg: str | None) -> SearchBot:
                      seconds=float(options.get("seconds", SECONDS)), spec=f"mcts:{arg}")
 
 
-BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T] (Anasazi: searches its turn over "
-                              f"the planner's candidates in determinizations; default {ITERATIONS} "
-                              f"iterations (at most {MAX_ITERATIONS:,}), stopped after {SECONDS:g} s "
+BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T] (Anasazi: simulates a round after "
+                              "each of its best turns in determinizations, the others playing "
+                              f"as the planner; default {ITERATIONS} simulations (at most "
+                              f"{MAX_ITERATIONS:,}), stopped after {SECONDS:g} CPU s "
                               f"(at most {MAX_SECONDS:g}))")}
 
 # The game's players: the planner's and this one's (the package's `bots` part points here).

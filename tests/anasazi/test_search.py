@@ -42,26 +42,53 @@ def test_a_decision_is_legal_and_sees_only_what_its_seat_may_know() -> None:
     other = state.determinize(player, np.random.default_rng(99))
     assert other.observe(player) == state.observe(player)
     assert other.towers != state.towers or other.objectives != state.objectives
-    bot = make_bot("mcts:iterations=3", GAME)
+    bot = make_bot("mcts:iterations=3,seconds=60", GAME)
     a = bot.choose(state, player, np.random.default_rng(5))
     b = bot.choose(other, player, np.random.default_rng(5))
     assert a == b and state.check(a, player).ok
 
 
-def test_the_search_spends_its_iterations_at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every iteration backs up through one root action: the root's visits are the budget."""
-    roots: list[search._Node] = []
-    real = search.SearchBot._make
+def test_the_search_spends_its_iterations_on_simulated_rounds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every simulation is one round of play after one candidate turn: their number is the
+    budget, and the turns of a round are compared on the same draws (one seed a round)."""
+    seeds: list[int] = []
+    real = search.SearchBot._simulate
 
-    def keep(self: search.SearchBot, node: search._Node, *args: object) -> None:
-        real(self, node, *args)  # type: ignore[arg-type]
-        if not roots:
-            roots.append(node)
+    def count(self: search.SearchBot, state: AnasaziState, player: int,
+              actions: tuple[object, ...], seed: int) -> float:
+        seeds.append(seed)
+        return real(self, state, player, actions, seed)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(search.SearchBot, "_make", keep)
+    monkeypatch.setattr(search.SearchBot, "_simulate", count)
     state = _to_play(3)
-    make_bot("mcts:iterations=6", GAME).choose(state, state.current, np.random.default_rng(1))
-    assert len(roots[0].actions) > 1 and sum(roots[0].visits) == 6
+    make_bot("mcts:iterations=5,seconds=60", GAME).choose(state, state.current, np.random.default_rng(1))
+    # Five turns in the first round, then the better three (3 more would pass the budget).
+    assert len(seeds) == 5 and len(set(seeds)) == 1
+
+
+def test_a_simulation_plays_until_the_searcher_is_to_move_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The leaf of a simulation is the searcher's next turn: every other player has played
+    its turn (two actions each, rule 4.0) after the searcher's."""
+    leaves: list[AnasaziState] = []
+    real = search.SearchBot._leaf
+
+    def keep(self: search.SearchBot, state: AnasaziState, player: int,
+             rng: np.random.Generator) -> float:
+        leaves.append(state)
+        return real(self, state, player, rng)
+
+    monkeypatch.setattr(search.SearchBot, "_leaf", keep)
+    state = _to_play(3)
+    player = state.current
+    make_bot("mcts:iterations=2,seconds=60", GAME).choose(state, player, np.random.default_rng(1))
+    assert len(leaves) == 2
+    for leaf in leaves:
+        assert leaf.is_over() or (leaf.current == player and leaf.actions_left == 2
+                                  and not leaf.pending)
+        movers = {p for p, *_ in leaf.history[len(state.history):]}
+        assert leaf.is_over() or movers == set(range(4))
 
 
 def test_the_search_takes_the_treasure_behind_a_narrow_window() -> None:
@@ -70,3 +97,51 @@ def test_the_search_takes_the_treasure_behind_a_narrow_window() -> None:
     action = make_bot("mcts:iterations=4", GAME).choose(state, 0, np.random.default_rng(0))
     assert isinstance(action, PlaceMarker) and state.check(action, 0).ok
     assert "P0" in lg.touched_sectors(state.table, action.pose)
+
+
+def test_at_the_end_a_simulation_is_worth_what_the_rulebook_says_of_the_winner() -> None:
+    """anasazi/5.1/tie-break: two players level on points; the one with more treasures wins,
+    and the search's leaf gives it the prize, the other the penalty."""
+    state = _to_play(3)
+    for hand in state.hands:
+        for colour in hand:
+            hand[colour] = 0
+    state.track = {colour: 0 for colour in state.track}
+    state.objectives = ("white", "red", "blue", "yellow")
+    state.hands[0].update(yellow=1, blue=1)  # 5 + 5, and both majorities: 20 points, 4 treasures
+    state.hands[1].update(red=1)  # 5 doubled, and the majority: 20 points, 2 treasures
+    state.phase = "over"
+    state.bonus = state.bonus_winners()
+    assert state.scores()[:2] == [20.0, 20.0] and state.winners() == [0]
+    bot = search.SearchBot()
+    rng = np.random.default_rng(0)
+    assert bot._leaf(state, 0, rng) - bot._leaf(state, 1, rng) == pytest.approx(
+        2 * search.END_PRIZE)
+
+
+def test_the_turn_chosen_at_its_first_action_is_played_to_its_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """rule 4.0 (two actions a turn): the search judges whole turns, so at the second action
+    it plays the second of the turn it chose, with no new simulation."""
+    state = _to_play(3)
+    while state.actions_left != 2:
+        state.apply(make_bot("planner", GAME).choose(state, state.current,
+                                                    np.random.default_rng(0)), state.current)
+    player = state.current
+    bot = make_bot("mcts:iterations=4,seconds=60", GAME)
+    assert isinstance(bot, search.SearchBot)
+    first = bot.choose(state, player, np.random.default_rng(1))
+    assert bot._planned is not None and bot._planned[2][0] == first
+    planned = bot._planned[2]
+    state.apply(first, player)
+    while state.pending:
+        state.apply(bot.choose(state, player, np.random.default_rng(2)), player)
+    calls: list[object] = []
+
+    def count(*args: object) -> float:
+        calls.append(args)
+        return 0.0
+
+    monkeypatch.setattr(search.SearchBot, "_simulate", count)
+    assert len(planned) == 2 and state.current == player and state.actions_left == 1
+    assert bot.choose(state, player, np.random.default_rng(3)) == planned[1] and not calls

@@ -223,12 +223,24 @@ class Belief:
 
     def offer(self, sector: str, player: int) -> float:
         """What taking `sector` alone is worth to `player`'s own score (0 or more)."""
-        values = TRACK_SPACES - self.track
-        if sector in self.treasures:
-            c = self.treasures[sector]
-            return float(values[c] * self.factor[player, c])
-        loss = float((self.towers[sector] * self.hands[player] * self.factor[player]).sum())
-        return max(0.0, -loss)
+        return self.offers(player).get(sector, 0.0)
+
+    def offers(self, player: int) -> dict[str, float]:
+        """`offer` of every sector with a treasure or a tower, for `player` (made once)."""
+        found = self._offers.get(player)
+        if found is None:
+            factor, hand = self._rows[player], self.hands[player].tolist()
+            values = [(TRACK_SPACES - t) * f for t, f in zip(self.track.tolist(), factor)]
+            found = {s: values[c] for s, c in self.treasures.items()}
+            for s, odds in self.towers.items():
+                loss = sum(p * h * f for p, h, f in zip(odds.tolist(), hand, factor))
+                found[s] = max(0.0, -loss)
+            self._offers[player] = found
+        return found
+
+    @functools.cached_property
+    def _offers(self) -> dict[int, dict[str, float]]:
+        return {}
 
 
 # -- the geometry of one decision ------------------------------------------------------------------
@@ -327,17 +339,30 @@ class _Plan:
         self.old_ends = np.array([complex(*lg.expedition_end(seen.board(), e)[:2])
                                   for e in self.expeditions])
 
+    @functools.cached_property
+    def turn(self) -> reach._Turn:
+        """The turn every expedition's placer shares (made once: it copies the track)."""
+        return reach._Turn.of(self.seen)
+
     # What the sectors are worth, worked out when first asked (a leaf of the search asks only
     # what the next player is offered).
     @functools.cached_property
     def mine(self) -> np.ndarray:
         """What touching each sector alone gains the planner (0 or more)."""
-        return np.array([max(0.0, self.belief.gain([s], False, False)) for s in self.ids])
+        alike: dict[tuple[Any, ...], float] = {}  # sectors alike are valued once
+        found = []
+        for s in self.ids:
+            content = self.belief._content(s)
+            if content not in alike:
+                alike[content] = max(0.0, self.belief.gain([s], False, False))
+            found.append(alike[content])
+        return np.array(found)
 
     @functools.cached_property
     def theirs(self) -> np.ndarray:
         """What taking each sector alone is worth to the next player."""
-        return np.array([self.belief.offer(s, self.next_player) for s in self.ids])
+        offers = self.belief.offers(self.next_player)
+        return np.array([offers[s] for s in self.ids])
 
     @functools.cached_property
     def wanted(self) -> frozenset[str]:
@@ -360,8 +385,7 @@ class _Plan:
             return zero, zero
         rows = self.rows[cols]
         open_worth = np.where(taken[:, cols], 0.0, worth[cols][None, :])
-        one = self.targets.within(ends, rows, self.r1)
-        two = self.targets.within(ends, rows, self.r2)
+        one, two = self.targets.within_each(ends, rows, (self.r1, self.r2))
         return (np.where(one, open_worth, 0.0).max(axis=1),
                 np.where(two, open_worth, 0.0).max(axis=1))
 
@@ -415,7 +439,7 @@ class _Plan:
         placer, x, y, heading, a, c, robustness), or None."""
         if lg.expedition_violations(self.seen.board(), expedition):
             return None
-        placer = reach.StatePlacer(self.seen, expedition, self.player)
+        placer = reach.StatePlacer(self.seen, expedition, self.player, turn=self.turn)
         step = placer.step
         theta, a, c = reach.uniform_placements(step, self.rng, self.bot.samples)
         win, _ = windows.window_placements(step, self.table, self.wanted)
@@ -516,6 +540,7 @@ class _Plan:
         offers that no candidate placement clear of the camp still touches."""
         out = np.zeros(len(z))
         r = self.sizes.base_camp_radius
+        half_diagonal = math.hypot(self.sizes.marker_length, self.sizes.marker_width) / 2
         for cands in markers:
             worth = np.where(cands.touched, self.theirs[None, :], 0.0)
             best = worth.max(axis=1, initial=0.0)
@@ -525,17 +550,27 @@ class _Plan:
             worth = worth[keep]
             cols = np.flatnonzero(worth.any(axis=0))
             worth = worth[:, cols]
-            local = to_frames(z.real, z.imag, cands.x[keep], cands.y[keep], cands.h[keep])
+            # Camps farther than a marker's half diagonal and a camp's radius from every
+            # placement's centre are clear of them all: they block nothing (`before - after`
+            # is 0), so only the camps near the placements are measured.
+            centres = cands.x[keep] + 1j * cands.y[keep]
+            middle = complex(centres.mean())
+            bound = float(np.abs(centres - middle).max()) + half_diagonal + r + 1e-6
+            near = np.flatnonzero(np.abs(z - middle) <= bound)
+            if not len(near):
+                continue
+            local = to_frames(z.real[near], z.imag[near], cands.x[keep], cands.y[keep],
+                              cands.h[keep])
             clear = distance_to_rectangle(local, self.sizes.marker_length / 2,
-                                          self.sizes.marker_width / 2) > r  # (n, camps)
+                                          self.sizes.marker_width / 2) > r  # (n, near camps)
             before = worth.max()
             # Per camp, the best sector a placement clear of it still touches.
-            after = np.zeros(len(z))
+            after = np.zeros(len(near))
             for j in range(worth.shape[1]):
                 touching = worth[:, j] > 0
                 reached = clear[touching].any(axis=0)
                 after = np.maximum(after, np.where(reached, worth[touching, j].max(), 0.0))
-            out += BLOCK * (before - after)
+            out[near] += BLOCK * (before - after)
         return out
 
     # -- the choice ----------------------------------------------------------------------------

@@ -22,6 +22,7 @@ and of each divided pueblo's dividing line, nearest the end, and the sector's co
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,8 +185,11 @@ class Targets:
         if not len(z) or not len(rows):
             return np.zeros(len(rows), bool)
         centre, radius = self.circles
-        middle = complex(z.mean())
-        spread = float(np.abs(z - middle).max())
+        if len(z) == 1:  # one end (the usual case): numpy's reductions cost more than this
+            middle, spread = complex(z[0]), 0.0
+        else:
+            middle = complex(z.mean())
+            spread = float(np.abs(z - middle).max())
         near: NDArray[np.bool_] = np.abs(centre[rows] - middle) - radius[rows] <= limit + spread
         return near
 
@@ -193,12 +197,24 @@ class Targets:
         """(n, k): whether each point of z lies within `limit` of each target of `rows`. The
         circles decide most pairs (a point within `limit` of a target's centre is; one farther
         than `limit` from its circle is not); the others are measured (`distances`)."""
+        return self.within_each(z, rows, (limit,))[0]
+
+    def within_each(self, z: Complex, rows: NDArray[np.intp], limits: Sequence[float]
+                    ) -> list[NDArray[np.bool_]]:
+        """`within` for each of `limits` (the points' distances to the circles worked out
+        once, the pairs none of the circles decides measured once)."""
         centre, radius = self.circles
         far = np.abs(z[:, None] - centre[rows][None, :])
-        found: NDArray[np.bool_] = far <= limit
-        i, j = np.nonzero(~found & (far - radius[rows][None, :] <= limit))
+        gap = far - radius[rows][None, :]
+        found = [far <= limit for limit in limits]
+        unsure = np.zeros(far.shape, bool)
+        for limit, inside in zip(limits, found):
+            unsure |= ~inside & (gap <= limit)
+        i, j = np.nonzero(unsure)
         if len(i):
-            found[i, j] = self.distances(z[i], rows[j]) <= limit
+            measured = self.distances(z[i], rows[j])
+            for limit, inside in zip(limits, found):  # decided as `within` alone decides
+                inside[i, j] |= (gap[i, j] <= limit) & (measured <= limit)
         return found
 
     def distances(self, z: Complex, rows: NDArray[np.intp]) -> Array:
@@ -258,16 +274,15 @@ def window_placements(step: Step, table: Table, wanted: frozenset[str]
     if not len(near):
         return empty, []
     rows = rows[near]
-    points = [point[0, near]]
     labels = [targets.touches[k] for k in rows]
-    spread = [np.ones(len(rows), bool)]
-    for k in rows:
-        if targets.count[k] >= 3:  # a sector's corners (a dividing line's ends are its corners too)
-            corners = targets.corners[k, : targets.count[k]]
-            corners = corners[np.abs(corners - end) <= step.reach]
-            points.append(corners)
-            labels += [targets.touches[k]] * len(corners)
-            spread.append(np.zeros(len(corners), bool))
-    found = point_windows(step, np.concatenate(points), np.concatenate(spread))
-    return found, labels
+    # A sector's corners within reach, row by row (a dividing line's ends are its corners too).
+    corners = targets.corners[rows]
+    count = targets.count[rows]
+    held = (np.arange(corners.shape[1])[None, :] < count[:, None]) & (count[:, None] >= 3)
+    held &= np.abs(corners - end) <= step.reach
+    owner, _ = np.nonzero(held)
+    labels += [labels[i] for i in owner.tolist()]
+    points = np.concatenate([point[0, near], corners[held]])
+    spread = np.arange(len(points)) < len(rows)
+    return point_windows(step, points, spread), labels
 

@@ -641,6 +641,16 @@ def turn_value(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random
     return value - GIFT * float(plan.old_gifts.max(initial=0.0))
 
 
+def next_take(bot: PlannerBot, state: AnasaziState, belief: Belief, player: int,
+              rng: np.random.Generator) -> float:
+    """The most `player`'s next marker could gain from the ends as they lie in `state`: the
+    best sector within one marker of an end, valued by `belief` (0 when none is)."""
+    plan = _Plan(bot, state, belief, player, rng)
+    one, _ = plan._within(plan.old_ends, np.zeros((len(plan.old_ends), len(plan.ids)), bool),
+                          plan.mine)
+    return float(one.max(initial=0.0))
+
+
 def make_planner(arg: str | None) -> PlannerBot:
     """The bot of spec ``planner`` or ``planner:N`` (N placements drawn per expedition)."""
     if not arg:

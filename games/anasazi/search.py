@@ -92,16 +92,20 @@ class SearchBot:
             return self.planner.choose(state, player, rng)
         if len({t.actions[0] for t in turns}) == 1:
             return turns[0].actions[0]
-        alive, spent = list(turns), 0
+        alive, spent, costliest = list(turns), 0, 0.0
         # Whole rounds only (the turns' means then rest on the same draws), unless the cap bites.
+        # A simulation starts only when one as costly as the costliest yet would end before
+        # the cap: the decision stays under it rather than overrunning by a simulation.
         while (not spent or spent + len(alive) <= self.iterations) \
-                and time.process_time() < deadline:
+                and time.process_time() + costliest < deadline:
             seed = int(rng.integers(2**63))
             for turn in alive:
-                if spent and time.process_time() >= deadline:
+                started = time.process_time()
+                if spent and started + costliest >= deadline:
                     break
                 turn.values.append(self._simulate(state, player, turn.actions, seed))
                 spent += 1
+                costliest = max(costliest, time.process_time() - started)
             if len(alive) > 2:
                 alive.sort(key=lambda t: -t.mean())
                 alive = alive[:max(2, math.ceil(len(alive) / 2))]
@@ -196,10 +200,7 @@ class SearchBot:
             return value - END_PRIZE
         belief = pl.Belief.of(state, player)
         value = belief.utility(belief.hands, belief.track)
-        plan = pl._Plan(self.planner, state, belief, player, rng)
-        one, _ = plan._within(plan.old_ends, np.zeros((len(plan.old_ends), len(plan.ids)), bool),
-                              plan.mine)
-        return value + NEXT_TURN * float(one.max(initial=0.0))
+        return value + NEXT_TURN * pl.next_take(self.planner, state, belief, player, rng)
 
 
 def make_search(arg: str | None) -> SearchBot:

@@ -145,3 +145,26 @@ def test_the_turn_chosen_at_its_first_action_is_played_to_its_end(
     monkeypatch.setattr(search.SearchBot, "_simulate", count)
     assert len(planned) == 2 and state.current == player and state.actions_left == 1
     assert bot.choose(state, player, np.random.default_rng(3)) == planned[1] and not calls
+
+
+def test_the_time_cap_stops_the_search_before_a_simulation_would_overrun_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cap is a promise about the decision's time: a simulation starts only when one as
+    costly as the costliest so far would end under it (a clock that only simulations move:
+    0.3 s each against a 1 s cap gives three, not the fourth that would end at 1.2 s)."""
+    clock = [0.0]
+    monkeypatch.setattr(search.time, "process_time", lambda: clock[0])
+    ran: list[int] = []
+
+    def simulate(self: search.SearchBot, state: AnasaziState, player: int,
+                 actions: tuple[object, ...], seed: int) -> float:
+        clock[0] += 0.3
+        ran.append(seed)
+        return float(len(ran))
+
+    monkeypatch.setattr(search.SearchBot, "_simulate", simulate)
+    state = _to_play(8)
+    bot = search.SearchBot(iterations=50, seconds=1.0)
+    action = bot.choose(state, state.current, np.random.default_rng(3))
+    assert len(ran) == 3 and clock[0] <= 1.0
+    assert state.check(action, state.current).ok

@@ -66,6 +66,13 @@ ROBUST = 0.02  # weight per mm of margin (capped at 4 mm): a tie-break
 OUTLINE_STEP = 3  # every how many of a target's sample points stand for its sector
 
 
+def margin(scores: Sequence[float], player: int) -> float:
+    """`player`'s score against the others': less half the best other's and half their mean
+    (how the planner rates a position, and the search the end of a game)."""
+    others = [*scores[:player], *scores[player + 1:]]
+    return scores[player] - 0.5 * max(others) - 0.5 * sum(others) / len(others)
+
+
 # -- what the planner believes -----------------------------------------------------------------
 @dataclass
 class Belief:
@@ -144,7 +151,7 @@ class Belief:
         others = s[:self.player] + s[self.player + 1:]
         if not others:
             return me
-        value = me - 0.5 * max(others) - 0.5 * sum(others) / len(others)
+        value = margin(s, self.player)
         if ended:
             value += END_PRIZE if me > max(others) else -END_PRIZE
         return value
@@ -349,14 +356,7 @@ class _Plan:
     @functools.cached_property
     def mine(self) -> np.ndarray:
         """What touching each sector alone gains the planner (0 or more)."""
-        alike: dict[tuple[Any, ...], float] = {}  # sectors alike are valued once
-        found = []
-        for s in self.ids:
-            content = self.belief._content(s)
-            if content not in alike:
-                alike[content] = max(0.0, self.belief.gain([s], False, False))
-            found.append(alike[content])
-        return np.array(found)
+        return np.array([max(0.0, self.belief.gain([s], False, False)) for s in self.ids])
 
     @functools.cached_property
     def theirs(self) -> np.ndarray:

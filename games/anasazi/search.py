@@ -191,9 +191,7 @@ class SearchBot:
     def _leaf(self, state: AnasaziState, player: int, rng: np.random.Generator) -> float:
         """How good `state` (the searcher to move, or the end) is for `player`."""
         if state.is_over():
-            scores = state.scores()
-            others = scores[:player] + scores[player + 1:]
-            value = scores[player] - 0.5 * max(others) - 0.5 * sum(others) / len(others)
+            value = pl.margin(state.scores(), player)
             winners = state.winners()
             if player in winners:
                 return value + END_PRIZE / len(winners)

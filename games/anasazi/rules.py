@@ -569,10 +569,7 @@ class AnasaziState(State):
         if type(action) is PlaceMarker and self.phase == "play" and not self.pending:
             # The common question first (a search asks it thousands of times a second): a
             # marker in a turn with no decision open, which no turn rule forbids.
-            marker = action  # (a name of the narrowed type, for the lambda)
-            judged = lg.judged_marker(self.board(), player, marker.expedition, marker.x,
-                                      marker.y, marker.heading, lambda: marker.pose)
-            return list(judged) if judged else []
+            return self._marker_violations(action, player)
         found = self._turn_violations(action, player)
         if found:
             return found
@@ -584,14 +581,17 @@ class AnasaziState(State):
                 return found
             action = action.resolve(self)
         if isinstance(action, PlaceMarker):
-            placed = action  # (a name the lambda keeps: `action` is reassigned above)
-            return list(lg.judged_marker(self.board(), player, placed.expedition, placed.x,
-                                         placed.y, placed.heading, lambda: placed.pose))
+            return self._marker_violations(action, player)
         if isinstance(action, LookTower):
             return self._look_violations(action, player)
         if isinstance(action, TakeTreasure):
             return self._take_violations(action, player)
         return []  # a pass that the turn allows
+
+    def _marker_violations(self, marker: PlaceMarker, player: int) -> list[Violation]:
+        """The geometric rules' verdict on `marker`, kept per board (`lg.judged_marker`)."""
+        return list(lg.judged_marker(self.board(), player, marker.expedition, marker.x,
+                                     marker.y, marker.heading, lambda: marker.pose))
 
     def _turn_violations(self, action: Action, player: int) -> list[Violation]:
         """Whether this kind of action may be taken now (phase, open decisions)."""

@@ -13,7 +13,7 @@ from games.anasazi import search
 from games.anasazi.actions import PlaceMarker
 from games.anasazi.rules import AnasaziState
 from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, make_bot
-from tests.anasazi.test_planner import _to_play
+from tests.anasazi.test_planner import _to_play, assert_sees_only_its_seat
 from tests.anasazi.test_planner_windows import planted
 
 
@@ -37,15 +37,7 @@ def test_the_game_provides_the_search_player_with_a_bounded_budget() -> None:
 def test_a_decision_is_legal_and_sees_only_what_its_seat_may_know() -> None:
     """anasazi/3.0/secret-towers, anasazi/3.0/secret-objective: two states the seat cannot
     tell apart get the same action (the search draws its determinizations from its view)."""
-    state = _to_play(8)
-    player = state.current
-    other = state.determinize(player, np.random.default_rng(99))
-    assert other.observe(player) == state.observe(player)
-    assert other.towers != state.towers or other.objectives != state.objectives
-    bot = make_bot("mcts:iterations=3,seconds=60", GAME)
-    a = bot.choose(state, player, np.random.default_rng(5))
-    b = bot.choose(other, player, np.random.default_rng(5))
-    assert a == b and state.check(a, player).ok
+    assert_sees_only_its_seat("mcts:iterations=3,seconds=60")
 
 
 def test_the_search_spends_its_iterations_on_simulated_rounds(

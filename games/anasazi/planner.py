@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,17 +133,31 @@ class Belief:
     def _gains(self) -> dict[tuple[Any, ...], float]:
         return {}
 
+    @functools.cached_property
+    def _worths(self) -> dict[tuple[float, ...], list[list[float]]]:
+        return {}
+
+    def _worth(self, track: Sequence[float]) -> list[list[float]]:
+        """What a treasure of each colour is worth to each player on `track` (made once per
+        track: a decision values a few tracks many times)."""
+        key = tuple(track)
+        found = self._worths.get(key)
+        if found is None:
+            values = [TRACK_SPACES - t for t in track]
+            found = self._worths[key] = [[f * v for f, v in zip(row, values)]
+                                         for row in self._rows]
+        return found
+
     def _scores(self, hands: list[list[float]], track: list[float]) -> list[float]:
         """`scores` in plain Python (4 x 4 numbers: numpy's cost per call would dominate)."""
-        values = [TRACK_SPACES - t for t in track]
-        worth = [[f * v for f, v in zip(row, values)] for row in self._rows]
-        total = [sum(h * w for h, w in zip(hand, row)) for hand, row in zip(hands, worth)]
-        for c in range(len(values) if self.bonus else 0):
-            column = [hand[c] for hand in hands]
-            best = max(column)
-            if best > 0 and column.count(best) == 1:
-                q = column.index(best)
-                total[q] += worth[q][c]
+        worth = self._worth(track)
+        total = [sum(map(operator.mul, hand, row)) for hand, row in zip(hands, worth)]
+        if self.bonus:
+            for c, column in enumerate(zip(*hands)):
+                best = max(column)
+                if best > 0 and column.count(best) == 1:
+                    q = column.index(best)
+                    total[q] += worth[q][c]
         return total
 
     def _utility(self, hands: list[list[float]], track: list[float], ended: bool = False) -> float:
@@ -180,13 +195,20 @@ class Belief:
             for c, held in enumerate(hand):
                 if held <= 0:
                     continue
-                after = [list(h) for h in hands]
+                after = list(hands)  # only the two hands that change are copied
+                after[q] = list(hand)
                 after[q][c] -= 1
+                after[self.player] = list(hands[self.player])
                 after[self.player][c] += 1
                 gain = self._utility(after, track) - base
                 if best[1] is None or gain > best[0]:
                     best = (gain, TakeTreasure(COLOURS[c], q))
         return best
+
+    @functools.cached_property
+    def _base(self) -> float:
+        """The utility of hands and track as they are (what every gain is measured from)."""
+        return self._utility(self.hands.tolist(), self.track.tolist())
 
     def _content(self, sector: str) -> tuple[Any, ...]:
         """What `sector` holds as the valuation sees it (sectors alike are valued once)."""
@@ -212,7 +234,7 @@ class Belief:
                 hands[self.player][self.treasures[s]] += 1
         towers = [self.towers[s].tolist() for s in sectors if s in self.towers][:2]
         now = self.track.tolist()
-        base = self._utility(self.hands.tolist(), now)
+        base = self._base
         total = 0.0
         for combo in itertools.product(range(len(COLOURS)), repeat=len(towers)):
             p = math.prod(t[c] for t, c in zip(towers, combo))
@@ -281,6 +303,10 @@ class _Candidates:
     steals: np.ndarray  # (n,) covers one of the planner's base camps for the first time
     ends: np.ndarray  # (n,) complex: the new end explorers
     values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # (n, sectors): what each sector touched is worth to the next player (`_Plan.theirs`), and
+    # its best per placement: what a base camp across the placement would block.
+    theirs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    their_best: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass
@@ -424,12 +450,15 @@ class _Plan:
             after = np.maximum(self._gift(ends, touched), others)
             values -= GIFT * (after - np.maximum(others, gifts[owner]))
         values += ROBUST * np.clip(margin, 0.0, 4.0)
+        theirs = np.where(touched, self.theirs[None, :], 0.0)
+        their_best = theirs.max(axis=1, initial=0.0)
         found, start = [], 0
         for k, e, placer, *_ in parts:
             n = int((owner == k).sum())
             cut = slice(start, start + n)
             found.append(_Candidates(e, placer, x[cut], y[cut], h[cut], a[cut], c[cut],
-                                     touched[cut], steals[cut], ends[cut], values[cut]))
+                                     touched[cut], steals[cut], ends[cut], values[cut],
+                                     theirs[cut], their_best[cut]))
             start += n
         return found
 
@@ -512,7 +541,9 @@ class _Plan:
         found = []
         length = self.sizes.marker_length
         for cands in markers:
-            worth = np.where(cands.touched, self.theirs[None, :], 0.0).max(axis=1, initial=0.0)
+            worth = cands.their_best
+            if not worth.any():  # nothing to block on this expedition
+                continue
             best = np.argsort(-worth, kind="stable")[:BLOCK_CANDIDATES]
             best = best[worth[best] > 0]
             centre = cands.x[best] + 1j * cands.y[best]
@@ -542,12 +573,10 @@ class _Plan:
         r = self.sizes.base_camp_radius
         half_diagonal = math.hypot(self.sizes.marker_length, self.sizes.marker_width) / 2
         for cands in markers:
-            worth = np.where(cands.touched, self.theirs[None, :], 0.0)
-            best = worth.max(axis=1, initial=0.0)
-            keep = np.flatnonzero(best > 0)
-            if not len(keep):
+            if not cands.their_best.any():
                 continue
-            worth = worth[keep]
+            keep = np.flatnonzero(cands.their_best > 0)
+            worth = cands.theirs[keep]
             cols = np.flatnonzero(worth.any(axis=0))
             worth = worth[:, cols]
             # Camps farther than a marker's half diagonal and a camp's radius from every

@@ -769,6 +769,11 @@ class TableGeometry:
         return self._part(0, len(self.sector_ids))
 
     @functools.cached_property
+    def sector_index(self) -> dict[str, int]:
+        """Each sector's place in `sector_ids` (the columns of `touched_sectors_batch`)."""
+        return {s: j for j, s in enumerate(self.sector_ids)}
+
+    @functools.cached_property
     def touchables(self) -> tuple[NDArray[np.object_], Circles]:
         """The sectors then the mesas (what a marker may touch), and their circles."""
         return self._part(0, len(self.sector_ids) + len(self.mesa_ids))

@@ -74,6 +74,11 @@ def margin(scores: Sequence[float], player: int) -> float:
     return scores[player] - 0.5 * max(others) - 0.5 * sum(others) / len(others)
 
 
+# A tower whose colour is known: its colour's odds are 1 (rows shared, never written).
+_SURE = np.eye(len(COLOURS))
+_SURE.flags.writeable = False
+_EMPTY = ("empty",)  # what a sector without a piece holds, to the valuation
+
 # -- what the planner believes -----------------------------------------------------------------
 @dataclass
 class Belief:
@@ -112,7 +117,7 @@ class Belief:
             if kind == "treasure":
                 treasures[sector] = COLOURS.index(colour)
             elif colour:
-                towers[sector] = np.eye(len(COLOURS))[COLOURS.index(colour)]
+                towers[sector] = _SURE[COLOURS.index(colour)]
                 known[COLOURS.index(colour)] += 1
         unknown = np.maximum(TOWERS_PER_COLOUR - track - known, 0.0)
         hidden = unknown / unknown.sum() if unknown.sum() else np.full(len(COLOURS), 0.25)
@@ -210,18 +215,24 @@ class Belief:
         """The utility of hands and track as they are (what every gain is measured from)."""
         return self._utility(self.hands.tolist(), self.track.tolist())
 
-    def _content(self, sector: str) -> tuple[Any, ...]:
-        """What `sector` holds as the valuation sees it (sectors alike are valued once)."""
-        if sector in self.treasures:
-            return ("treasure", self.treasures[sector])
-        if sector in self.towers:
-            return ("tower", *self.towers[sector].tolist())
-        return ("empty",)
+    @functools.cached_property
+    def _contents(self) -> dict[str, tuple[Any, ...]]:
+        """What each sector with a piece holds as the valuation sees it (sectors alike are
+        valued once; a treasure's sector is a treasure's even were a tower listed too)."""
+        found: dict[str, tuple[Any, ...]] = {s: ("tower", *odds.tolist())
+                                             for s, odds in self.towers.items()}
+        found.update((s, ("treasure", c)) for s, c in self.treasures.items())
+        return found
 
     def gain(self, sectors: Sequence[str], steal: bool, last_marker: bool) -> float:
         """The expected change of utility when the planner's marker touches `sectors` (and
         covers one of its base camps first, with `steal`)."""
-        key = (tuple(sorted(self._content(s) for s in sectors)), steal, last_marker)
+        contents = self._contents
+        if len(sectors) == 1:
+            kinds: tuple[Any, ...] = (contents.get(sectors[0], _EMPTY),)
+        else:
+            kinds = tuple(sorted(contents.get(s, _EMPTY) for s in sectors))
+        key = (kinds, steal, last_marker)
         found = self._gains.get(key)
         if found is None:
             found = self._gains[key] = self._gain(sectors, steal, last_marker)
@@ -360,9 +371,8 @@ class _Plan:
         self.targets = windows.Targets.of(self.table)
         geo = lg.table_geometry(self.table)
         self.ids = [s for s in geo.sector_ids if s in belief.treasures or s in belief.towers]
-        column = {s: j for j, s in enumerate(geo.sector_ids)}
+        column, single = geo.sector_index, self.targets.single
         self.columns = np.array([column[s] for s in self.ids], dtype=np.intp)
-        single = {t[0]: k for k, t in enumerate(self.targets.touches) if len(t) == 1}
         self.rows = np.array([single[s] for s in self.ids], dtype=np.intp)
         self.r1 = reach.chain_reach(self.sizes, self.sizes.explorer_radius, 1)
         self.r2 = reach.chain_reach(self.sizes, self.sizes.explorer_radius, 2)

@@ -167,6 +167,11 @@ class Targets:
         return centre, np.abs(self.corners - centre[:, None]).max(axis=1)
 
     @functools.cached_property
+    def single(self) -> dict[str, int]:
+        """The target of each sector alone (its convex hull), by the sector's id."""
+        return {t[0]: k for k, t in enumerate(self.touches) if len(t) == 1}
+
+    @functools.cached_property
     def _touching(self) -> dict[frozenset[str], NDArray[np.intp]]:
         return {}
 

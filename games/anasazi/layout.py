@@ -14,6 +14,7 @@ the offending pieces; `validate_table` and `load_setup` raise a `ValueError` wit
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,10 @@ class LayoutOptions:
             for i, s in enumerate(shapes):
                 if not isinstance(s, shapely.Polygon) or not s.is_valid or s.area <= 0:
                     raise ValueError(f"mesa_shapes[{i}] must be a valid polygon")
+                # pueblos are sought along rays from the centroid (`_Polar`)
+                if not star_shaped(_centred(s)):
+                    raise ValueError(f"mesa_shapes[{i}] must be star-shaped about its centroid "
+                                     "(every ray from it crossing the outline once)")
             object.__setattr__(self, "mesa_shapes", shapes)
         lo, hi = self.centre_pueblos
         if not 1 <= lo <= hi:
@@ -90,6 +95,27 @@ class LayoutOptions:
 # Mesa outlines and the starting positions
 
 
+# Points and vectors of the plane are complex numbers here (x + iy): a pose is a centre z and
+# a unit w = exp(i heading), a shape's corner c in its own frame lies at z + c * w.
+Complex = NDArray[np.complex128]
+
+
+def complex_of(xy: np.ndarray) -> Complex:
+    """Points (..., 2) as complex numbers (...): a view of `xy` when it is laid out as they are."""
+    return cast(Complex, np.ascontiguousarray(xy, dtype=np.float64).view(np.complex128)[..., 0])
+
+
+def xy_of(z: Complex) -> Array:
+    """Complex numbers (...) as points (..., 2): a view of `z` when it is contiguous."""
+    z = np.ascontiguousarray(z, dtype=np.complex128)
+    return cast(Array, z.view(np.float64).reshape(*z.shape, 2))
+
+
+def _norm2(z: Complex) -> Array:
+    """|z|² (np.abs computes a hypot, many times slower)."""
+    return cast(Array, z.real ** 2 + z.imag ** 2)
+
+
 def ring_of(index: int) -> Ring:
     """The ring of mesa number `index` (0 centre, 1-12 inner, 13-27 outer)."""
     if index < MESA_COUNTS["centre"]:
@@ -97,28 +123,49 @@ def ring_of(index: int) -> Ring:
     return "inner" if index < MESA_COUNTS["centre"] + MESA_COUNTS["inner"] else "outer"
 
 
-def mesa_outline(rng: np.random.Generator, radius: float, options: LayoutOptions) -> np.ndarray:
-    """Vertices (n, 2) of an irregular mesa centred near (0, 0): a wobbly, ragged disc."""
-    outline: np.ndarray = mesa_outlines(rng, np.array([radius]), options)[0]
-    return outline
+@cache
+def _grid(n: int) -> Complex:
+    """n unit vectors evenly round the circle, the first along x (read-only)."""
+    grid = np.exp(2j * np.pi * np.arange(n) / n)
+    grid.flags.writeable = False
+    return cast(Complex, grid)
 
 
-def mesa_outlines(rng: np.random.Generator, radii: np.ndarray, options: LayoutOptions
-                  ) -> np.ndarray:
-    """Vertices (m, n, 2) of irregular mesas of the same vertex count centred near (0, 0), one
-    per mean radius: wobbly, ragged discs."""
-    m, n = len(radii), options.mesa_vertices * (2 if radii[0] > 60 else 1)
-    theta = np.linspace(0.0, 2 * np.pi, n, endpoint=False) \
-        + rng.uniform(-0.3, 0.3, (m, n)) * (2 * np.pi / n)
-    r = np.ones((m, n))
-    k = np.arange(2, 5)[:, None]  # low harmonics give lobes and bays; higher ones, gears
-    amplitude = rng.uniform(0.3, 1.0, (m, 3)) * options.irregularity / (k.T - 1) ** 0.7
-    phase = rng.uniform(0, 2 * np.pi, (m, 3))
-    r += (amplitude[:, :, None] * np.cos(k[None] * theta[:, None, :] + phase[:, :, None])
-          ).sum(axis=1)
-    r += rng.normal(0.0, options.roughness, (m, n))
-    r *= radii[:, None] / r.mean(axis=1, keepdims=True)
-    return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=-1)
+def _unit(angle: Array) -> Complex:
+    """exp(i angle) for small angles (|angle| <= 0.1) from the sine's and cosine's series,
+    within 1e-14: numpy's exp and cos cost here as much as the rest of an outline."""
+    a2 = angle * angle
+    cos = 1 - a2 / 2 * (1 - a2 / 12 * (1 - a2 / 30 * (1 - a2 / 56)))
+    sin = angle * (1 - a2 / 6 * (1 - a2 / 20 * (1 - a2 / 42)))
+    return cast(Complex, cos + 1j * sin)
+
+
+def mesa_outlines(rng: np.random.Generator, options: LayoutOptions) -> list[np.ndarray]:
+    """Vertices (n, 2) of the 28 irregular mesas centred near (0, 0), counter-clockwise, the
+    centre mesa (twice the vertices) first: wobbly, ragged discs of the rings' mean radii."""
+    ring = MESA_COUNTS["inner"] + MESA_COUNTS["outer"]
+    radii = np.array([options.centre_mesa_radius] + [options.inner_mesa_radius] * MESA_COUNTS["inner"]
+                     + [options.outer_mesa_radius] * MESA_COUNTS["outer"])
+    # one grid of 2n angles for all: the ring mesas keep every second one, each vertex
+    # jittered by up to 0.3 of its own mesa's step, so that their order stays
+    n = options.mesa_vertices
+    step = np.r_[1.0, np.full(ring, 2.0)][:, None] * (np.pi / n)
+    jitter = rng.uniform(-0.3, 0.3, (ring + 1, 2 * n)) * step
+    # each vertex's direction: the grid's turned by its jitter (no libm call per vertex)
+    u = _grid(2 * n) * _unit(jitter)
+    amplitude = rng.uniform(0.3, 1.0, (ring + 1, 3)) * options.irregularity \
+        / np.arange(1, 4) ** 0.7
+    phase = rng.uniform(0, 2 * np.pi, (ring + 1, 3))
+    # low harmonics (2, 3, 4 lobes) give lobes and bays; higher ones, gears
+    wave = amplitude * np.exp(1j * phase)
+    u2 = u * u
+    r = 1.0 + (u2 * (wave[:, :1] + u * (wave[:, 1:2] + u * wave[:, 2:]))).real \
+        + rng.normal(0.0, options.roughness, (ring + 1, 2 * n))
+    z = r * u
+    centre, rings = z[0], z[1:, ::2]
+    centre *= radii[0] / r[0].mean()
+    rings *= (radii[1:] / r[1:, ::2].mean(axis=1))[:, None]
+    return [xy_of(centre), *xy_of(rings)]
 
 
 def start_positions(rng: np.random.Generator, options: LayoutOptions) -> np.ndarray:
@@ -194,7 +241,7 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
         space.step(dt)
         if step >= CALM_FROM and step % CALM_EVERY == 0:
             centres[1:] = [b.position for b in bodies]
-            if ((centres - start) ** 2).sum(axis=1).max() > WALL_REACH ** 2:
+            if _norm2(complex_of(centres - start)).max() > WALL_REACH ** 2:
                 return None  # beyond the walls laid: this attempt fails
             # Settled when no inflated outline overlaps another by more than a fraction of the
             # slop.
@@ -210,27 +257,27 @@ def _walls(space: pymunk.Space, radii: np.ndarray, centres: np.ndarray, edge: fl
     fails the attempt): most tables keep far from the edge, and each segment costs pymunk
     about 10 µs to make."""
     wall, mid = _wall(edge)
-    near = (np.hypot(*(mid[:, None] - centres[None]).transpose(2, 0, 1))
-            < radii + clearance + WALL_REACH).any(axis=1)
+    near = (_norm2(mid[:, None] - complex_of(centres)[None])
+            < (radii + clearance + WALL_REACH) ** 2).any(axis=1)
     return [pymunk.Segment(space.static_body, wall[k], wall[k + 1], 0.0)
             for k in np.flatnonzero(near).tolist()]
 
 
 @cache
-def _wall(edge: float) -> tuple[list[tuple[float, float]], np.ndarray]:
+def _wall(edge: float) -> tuple[list[tuple[float, float]], Complex]:
     """The 97 points of the play area's edge (the first again last) and the segments' middles."""
     t = np.linspace(0, 2 * np.pi, 97)
     wall = np.column_stack([edge * np.cos(t), edge * np.sin(t)])
-    mid = (wall[:-1] + wall[1:]) / 2
+    mid = complex_of((wall[:-1] + wall[1:]) / 2)
     mid.flags.writeable = False
     return [tuple(p) for p in wall.tolist()], mid
 
 
 WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 28 in 100 tables)
 
-CALM_FROM, CALM_EVERY = 12, 4  # relaxation steps before the first measure of the overlap
+CALM_FROM, CALM_EVERY = 8, 4  # relaxation steps before the first measure of the overlap
 # left, and between two (tables settle after 8 to 16 steps)
-OVERLAP_FIXED_PER_STEP = 0.4  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles
+OVERLAP_FIXED_PER_STEP = 0.6  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles
 
 
 @cache
@@ -242,6 +289,22 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return pairs
 
 
+@cache
+def _rings(lengths: tuple[int, ...]) -> tuple[NDArray[np.intp], NDArray[np.intp],
+                                              NDArray[np.intp], NDArray[np.intp]]:
+    """For rings of these vertex counts laid end to end: each one's first vertex, each vertex's
+    ring, and the gather index and rings of the same closed (each first vertex again after
+    its last), read-only."""
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    index = np.repeat(np.arange(len(lengths)), lengths)
+    closed = np.insert(np.arange(ends[-1]), ends, starts)
+    closed_index = np.repeat(np.arange(len(lengths)), np.asarray(lengths) + 1)
+    for a in (starts, index, closed, closed_index):
+        a.flags.writeable = False
+    return starts, index, closed, closed_index
+
+
 class _Overlap:
     """Whether the mesas' outlines, inflated by the clearance, overlap each other, the camps
     or the edge by more than `depth`. The outlines, not the convex tiles pymunk pushes: it is
@@ -249,15 +312,15 @@ class _Overlap:
 
     def __init__(self, outlines: Sequence[np.ndarray], camps: NDArray[np.object_],
                  clearance: float, depth: float, edge: float):
-        lengths = np.array([len(o) for o in outlines])
+        starts, index, closed, self.closed_index = _rings(tuple(len(o) for o in outlines))
         every = np.concatenate(outlines)
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        z = complex_of(every)
         # each outline's farthest vertex from its centre
-        self.radii = np.sqrt(np.maximum.reduceat((every ** 2).sum(axis=1), starts))
+        self.radii = np.sqrt(np.maximum.reduceat(_norm2(z), starts))
         self.camps = camps
-        camp_xy = shapely.get_coordinates(camps).reshape(len(camps), -1, 2)[:, :-1]
+        camp_xy = complex_of(shapely.get_coordinates(camps)).reshape(len(camps), -1)[:, :-1]
         self.camp_centres = camp_xy.mean(axis=1)
-        camp_radius = np.sqrt(((camp_xy - self.camp_centres[:, None]) ** 2).sum(axis=2)).max()
+        camp_radius = np.sqrt(_norm2(camp_xy - self.camp_centres[:, None]).max())
         self.within = within = 2 * clearance - depth
         # farthest a vertex may lie from the centre: the edge less what the clearance keeps
         self.inside = (edge - clearance + depth) ** 2
@@ -266,23 +329,21 @@ class _Overlap:
         self.pair_reach = (self.radii[self.i] + self.radii[self.j] + within) ** 2
         self.camp_reach = (self.radii[:, None] + camp_radius + within) ** 2
         # the outlines as polygons, moved to each measure's centres in place (closed rings)
-        self.closed = np.insert(every, np.r_[starts[1:], len(every)], every[starts], axis=0)
-        self.closed_index = np.repeat(np.arange(len(outlines)), lengths + 1)
+        self.closed = z[closed]
         self.placed = cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(
-            every, indices=np.repeat(np.arange(len(outlines)), lengths))))
+            every, indices=index)))
 
     def calm(self, centres: np.ndarray) -> bool:
         """True when no inflated outline placed at `centres` overlaps another, a camp or the
         edge by more than the depth."""
-        shifted = self.closed + centres[self.closed_index]
-        if (shifted ** 2).sum(axis=1).max() > self.inside:
+        at = complex_of(centres)
+        shifted = self.closed + at[self.closed_index]
+        if _norm2(shifted).max() > self.inside:
             return False
         placed = self.placed
-        shapely.set_coordinates(placed, shifted)
-        near = np.flatnonzero(((centres[self.i] - centres[self.j]) ** 2).sum(axis=1)
-                              < self.pair_reach)
-        mi, ci = np.nonzero(((centres[:, None] - self.camp_centres[None]) ** 2).sum(axis=2)
-                            < self.camp_reach)
+        shapely.set_coordinates(placed, xy_of(shifted))
+        near = np.flatnonzero(_norm2(at[self.i] - at[self.j]) < self.pair_reach)
+        mi, ci = np.nonzero(_norm2(at[:, None] - self.camp_centres[None]) < self.camp_reach)
         left = np.concatenate([placed[self.i[near]], placed[mi]])
         right = np.concatenate([placed[self.j[near]], self.camps[ci]])
         return not shapely.dwithin(left, right, self.within).any()
@@ -290,8 +351,8 @@ class _Overlap:
     def placed_at(self, centres: np.ndarray) -> NDArray[np.object_]:
         """The outlines' polygons at `centres`, coordinates rounded to `DECIMALS`, made from
         those that measured the overlap (nothing measures with them any more)."""
-        shapely.set_coordinates(self.placed, (self.closed + centres[self.closed_index]
-                                              ).round(DECIMALS))
+        shapely.set_coordinates(self.placed, xy_of(
+            self.closed + complex_of(centres)[self.closed_index]).round(DECIMALS))
         return self.placed
 
 
@@ -300,19 +361,18 @@ class _Overlap:
 
 
 def pueblo_counts(rng: np.random.Generator, options: LayoutOptions) -> list[int]:
-    """How many pueblos each of the 28 mesas holds: every mesa one at least, 44 in all."""
+    """How many pueblos each of the 28 mesas holds: every mesa one at least, 44 in all; the
+    pueblos beyond one a ring mesa take places on ring mesas drawn at random, never more
+    than `max_ring_pueblos` on one."""
     n = sum(MESA_COUNTS.values())
-    counts = [1] * n
-    counts[0] = int(rng.integers(options.centre_pueblos[0], options.centre_pueblos[1] + 1))
-    extra = PUEBLOS - sum(counts)
-    if extra < 0 or extra > (n - 1) * (options.max_ring_pueblos - 1):
+    centre = int(rng.integers(options.centre_pueblos[0], options.centre_pueblos[1] + 1))
+    extra = PUEBLOS - centre - (n - 1)
+    more = options.max_ring_pueblos - 1  # places beyond the first on each ring mesa
+    if extra < 0 or extra > (n - 1) * more:
         raise ValueError(f"cannot spread {PUEBLOS} pueblos with centre_pueblos="
                          f"{options.centre_pueblos} and max_ring_pueblos={options.max_ring_pueblos}")
-    # Extra pueblos go to ring mesas one at a time, never past max_ring_pueblos.
-    for _ in range(extra):
-        room = [i for i in range(1, n) if counts[i] < options.max_ring_pueblos]
-        counts[room[int(rng.integers(len(room)))]] += 1  # the number rng.choice(room) draws
-    return counts
+    places = rng.choice((n - 1) * more, extra, replace=False) // more
+    return [centre, *(1 + np.bincount(places, minlength=n - 1)).tolist()]
 
 
 def pueblo_outline(length: float, width: float) -> np.ndarray:
@@ -372,10 +432,13 @@ def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np
 def polygons_of(rings: Sequence[np.ndarray]) -> np.ndarray:
     """Polygons from vertex arrays of any lengths, rounded to `DECIMALS` (what JSON keeps), in
     one shapely call."""
-    lengths = [len(r) for r in rings]
-    coords = np.concatenate(rings).round(DECIMALS)
-    return cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(coords, indices=np.repeat(
-        np.arange(len(rings)), lengths))))
+    return _polygons(np.concatenate(rings), [len(r) for r in rings])
+
+
+def _polygons(coords: Array, lengths: Sequence[int]) -> NDArray[np.object_]:
+    """`polygons_of` the rings laid end to end in `coords`, of the given lengths."""
+    return cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(
+        coords.round(DECIMALS), indices=np.repeat(np.arange(len(lengths)), lengths))))
 
 
 ROUND_POSES = 8  # candidate poses drawn for each pueblo in the first round, at least
@@ -383,21 +446,6 @@ LATER_POSES = 64  # candidate poses drawn in a later round, shared by its pueblo
 FLIP_AFTER = 2  # rounds a mesa fails before its pueblos that found no pose try the other mode
 LAYOUTS = 8  # rounds a mesa's pueblos are laid out afresh before the attempt fails
 SAMPLES_PER_SIDE = 2  # points tested on each side of a pueblo's octagon (its corners and middles)
-
-# Points and vectors of the plane are complex numbers here (x + iy): a pose is a centre z and
-# a unit w = exp(i heading), a shape's corner c in its own frame lies at z + c * w.
-Complex = NDArray[np.complex128]
-
-
-def complex_of(xy: np.ndarray) -> Complex:
-    """Points (..., 2) as complex numbers (...)."""
-    return cast(Complex, xy[..., 0] + 1j * xy[..., 1])
-
-
-def xy_of(z: Complex) -> Array:
-    """Complex numbers (...) as points (..., 2)."""
-    return np.stack([z.real, z.imag], axis=-1)
-
 
 def _pseudo_angle(z: Complex) -> Array:
     """A number in [0, 4) that grows with the angle of z from the x axis as the angle does
@@ -572,35 +620,31 @@ def _choose(ok: NDArray[np.bool_], discs: Complex, reach: Array, slot: NDArray[n
     `discs` (rows, k, 2)) keep the pueblos' `reach` (rows: disc radius and half the spacing)
     apart. The first two pueblos of a mesa take the first pair that fits; each further one the
     first candidate that fits those chosen before it."""
-    k = ok.shape[1]
+    rows, k = ok.shape
     chosen = np.where(ok.any(axis=1), np.argmax(ok, axis=1), -1)
-
-    def apart(a: NDArray[np.intp], b: Complex, least: Array) -> NDArray[np.bool_]:
-        """Whether each candidate of row a[i] keeps `least` (i) from each disc set of `b`
-        (i, m, 2): (i, k, m)."""
-        gap = discs[a][:, :, None, :, None] - b[:, None, :, None, :]
-        near = (gap.real ** 2 + gap.imag ** 2).min(axis=(3, 4))
-        return cast(NDArray[np.bool_], near >= (least ** 2)[:, None, None])
-
+    # every pair of pueblos on one mesa, the later one b and the earlier a = b - back
+    b = np.repeat(np.arange(rows), slot)
+    at = np.cumsum(slot) - slot  # each row's first pair: with the row just before it
+    a = b - (np.arange(len(b)) - np.repeat(at, slot)) - 1
+    if not len(b):
+        return chosen
+    gap = discs[a][:, :, None, :, None] - discs[b][:, None, :, None, :]
+    fits = ((gap.real ** 2 + gap.imag ** 2).min(axis=(3, 4))
+            >= ((reach[a] + reach[b]) ** 2)[:, None, None]) \
+        & ok[a][:, :, None] & ok[b][:, None, :]  # (pairs, k, k)
     second = np.flatnonzero(slot == 1)
-    if len(second):
-        first = second - 1
-        fits = ok[first][:, :, None] & ok[second][:, None, :] \
-            & apart(first, discs[second], reach[first] + reach[second])
-        flat = fits.reshape(len(second), k * k)
-        pair = np.argmax(flat, axis=1)
-        found = flat[np.arange(len(second)), pair]
-        chosen[first] = np.where(found, pair // k, -1)
-        chosen[second] = np.where(found, pair % k, -1)
-    for this in range(2, int(slot.max(initial=0)) + 1):
-        mine = np.flatnonzero(slot == this)
-        good = ok[mine].copy()
-        for back in range(1, this + 1):
-            other = mine - back
-            held = discs[other, np.maximum(chosen[other], 0)][:, None]  # (mine, 1, 2)
-            good &= apart(mine, held, reach[mine] + reach[other])[:, :, 0] \
-                & (chosen[other] >= 0)[:, None]
-        chosen[mine] = np.where(good.any(axis=1), np.argmax(good, axis=1), -1)
+    flat = fits[at[second]].reshape(len(second), k * k)
+    pair = np.argmax(flat, axis=1)
+    found = flat[np.arange(len(second)), pair]
+    chosen[second - 1] = np.where(found, pair // k, -1)
+    chosen[second] = np.where(found, pair % k, -1)
+    for row in np.flatnonzero(slot > 1).tolist():  # a mesa's third pueblo and after: few
+        before = chosen[row - slot[row]:row]
+        if (before < 0).any():
+            chosen[row] = -1
+            continue
+        good = fits[at[row] + np.arange(slot[row]), before[::-1]].all(axis=0)
+        chosen[row] = int(np.argmax(good)) if good.any() else -1
     return chosen
 
 
@@ -639,10 +683,10 @@ def _candidates(rng: np.random.Generator, polar: _Polar, mesa: NDArray[np.intp],
 
 def make_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], centres: np.ndarray,
                  mesas: np.ndarray, options: LayoutOptions
-                 ) -> tuple[NDArray[np.intp], list[list[np.ndarray]]] | None:
+                 ) -> tuple[list[int], list[int], NDArray[np.object_]] | None:
     """44 pueblos (16 of them divided, chosen at random) spread over the mesas (`outlines` at
-    `centres`, the polygons `mesas`): each pueblo's mesa and its sectors' corners on the
-    table. None if a mesa's pueblos do not fit."""
+    `centres`, the polygons `mesas`): each pueblo's mesa, its number of sectors and the
+    sectors' polygons on the table, pueblo by pueblo. None if a mesa's pueblos do not fit."""
     counts = pueblo_counts(rng, options)
     divided = np.zeros(PUEBLOS, bool)
     divided[rng.choice(PUEBLOS, DIVIDED_PUEBLOS, replace=False)] = True
@@ -661,10 +705,10 @@ def make_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], centr
     z += at[mesa_of]
     parts = [part for pueblo in sectors for part in pueblo]
     lengths = [len(part) for part in parts]
-    every = np.repeat(np.repeat(np.arange(PUEBLOS), [len(p) for p in sectors]), lengths)
+    split = [len(pueblo) for pueblo in sectors]
+    every = np.repeat(np.repeat(np.arange(PUEBLOS), split), lengths)
     corners = xy_of(z[every] + complex_of(np.concatenate(parts)) * w[every])
-    split = iter(np.split(corners, np.cumsum(lengths)[:-1]))
-    return mesa_of, [[next(split) for _ in pueblo] for pueblo in sectors]
+    return mesa_of.tolist(), split, _polygons(corners, lengths)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -694,6 +738,7 @@ def random_table(seed: int, sizes: Sizes = Sizes(), options: LayoutOptions = Lay
                      + (f": {problems[0]}" if problems else ""))
 
 
+@functools.lru_cache(maxsize=8)
 def _guaranteed(sizes: Sizes, options: LayoutOptions) -> bool:
     """Whether every table `_try_table` makes with these sizes and options meets the setup
     rules that `_settled_problems` does not judge: the default options and sizes, the
@@ -706,47 +751,41 @@ def _guaranteed(sizes: Sizes, options: LayoutOptions) -> bool:
 def _settled_problems(table: Table) -> list[str]:
     """The setup rules of a random table that depend on where its tiles settled or on the
     marker, judged in numpy on bounds that are never better than the truth: each expedition
-    camp nearer a mesa than one marker (a mesa corner that near), outside the outer circle
-    of mesas, and each sector reachable (a marker pointed at its nearest corner fits in the
-    play area)."""
+    camp (a square facing the centre, its start mark in the middle) nearer a mesa than one
+    marker (a mesa corner that near) and outside the outer circle of mesas, and each sector
+    reachable (a marker pointed at its nearest corner fits in the play area)."""
     sizes, problems = table.sizes, list[str]()
-    camps = shapely.get_coordinates([e.polygon for e in table.expedition_camps]).reshape(-1, 5, 2)
-    centre = camps[:, :4].mean(axis=1)
-    side = camps[:, 1] - camps[:, 0]
-    half = np.sqrt((side ** 2).sum(axis=1)) / 2
-    u = side / (2 * half[:, None])  # each camp's axes: u along its first side, v across
+    camps = table.expedition_camps
+    centre = complex_of(np.array([e.start for e in camps]))
+    facing = centre / np.sqrt(_norm2(centre))  # each camp's axis towards the play area's edge
     outer = [m.polygon for m in table.mesas if m.ring == "outer"]
-    corners = shapely.get_coordinates(outer)
-    rel = corners[None] - centre[:, None]
-    along = np.abs(rel[..., 0] * u[:, None, 0] + rel[..., 1] * u[:, None, 1]) - half[:, None]
-    across = np.abs(rel[..., 1] * u[:, None, 0] - rel[..., 0] * u[:, None, 1]) - half[:, None]
-    gap = np.sqrt(np.maximum(along, 0) ** 2 + np.maximum(across, 0) ** 2).min(axis=1)
-    ring = np.sqrt((shapely.get_coordinates(shapely.centroid(outer)) ** 2).sum(axis=1)).max()
-    for e, g, c in zip(table.expedition_camps, gap, centre):
-        if g >= sizes.marker_length:
+    # the outer mesas' corners in each camp's frame, by how far they lie beyond its sides
+    local = (complex_of(shapely.get_coordinates(outer))[None] - centre[:, None]) \
+        * np.conj(facing)[:, None]
+    half = sizes.expedition_camp_size / 2
+    beyond = np.maximum(np.abs(local.real) - half, 0) + 1j * np.maximum(np.abs(local.imag) - half, 0)
+    gap = _norm2(beyond).min(axis=1)
+    ring = _norm2(complex_of(shapely.get_coordinates(shapely.centroid(outer)))).max()
+    for e, g, c in zip(camps, gap.tolist(), _norm2(centre).tolist()):
+        if g >= sizes.marker_length ** 2:
             problems.append(f"expedition camp {e.id} may be {sizes.marker_length:g} mm or more "
                             "from the nearest mesa")
-        if math.hypot(*c) <= ring + TOLERANCE:
+        if c <= (math.sqrt(ring) + TOLERANCE) ** 2:
             problems.append(f"expedition camp {e.id} is not outside the outer circle of mesas")
     xy, index = shapely.get_coordinates([s.polygon for s in table.sectors], return_index=True)
-    near = np.full(len(table.sectors), np.inf)
-    np.minimum.at(near, index, np.sqrt((xy ** 2).sum(axis=1)))
-    far = np.sqrt(near ** 2 + (sizes.marker_width / 2) ** 2) > sizes.play_area_radius - TOLERANCE
+    near = np.minimum.reduceat(_norm2(complex_of(xy)), np.flatnonzero(np.diff(index, prepend=-1)))
+    far = near + (sizes.marker_width / 2) ** 2 > (sizes.play_area_radius - TOLERANCE) ** 2
     problems += [f"sector {s.id} may not be reachable inside the play area"
-                 for s, f in zip(table.sectors, far) if f]
+                 for s, f in zip(table.sectors, far.tolist()) if f]
     return problems
 
 
 def _try_table(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions) -> Table | None:
     """One attempt at a table: outlines, camps, relaxation, pueblos. None if a step fails."""
-    radii = [options.centre_mesa_radius] + [options.inner_mesa_radius] * MESA_COUNTS["inner"] \
-        + [options.outer_mesa_radius] * MESA_COUNTS["outer"]
     if options.mesa_shapes is not None:
         outlines = [_centred(s) for s in options.mesa_shapes]
     else:
-        # the centre mesa has twice the vertices of the ring mesas
-        outlines = [*mesa_outlines(rng, np.array(radii[:1]), options),
-                    *mesa_outlines(rng, np.array(radii[1:]), options)]
+        outlines = mesa_outlines(rng, options)
     squares, starts = camp_squares(rng, sizes, options)
     camps = polygons_of(list(squares))
     settled = relax(outlines, start_positions(rng, options), camps, sizes, options)
@@ -756,14 +795,13 @@ def _try_table(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions) -
     made = make_pueblos(rng, outlines, centres, polys, options)
     if made is None:
         return None
-    mesa_of, sectors = made
+    mesa_of, split, sector_polys = made
     mesas = tuple(Mesa(f"M{i}", ring_of(i), poly) for i, poly in enumerate(polys.tolist()))
-    made_polys = iter(polygons_of([part for parts in sectors for part in parts]).tolist()
-                      + camps.tolist())
+    made_polys = iter(sector_polys.tolist() + camps.tolist())
     pueblos: list[Pueblo] = []
-    for m, parts in zip(mesa_of.tolist(), sectors):
+    for m, parts in zip(mesa_of, split):
         pid, mesa = f"P{len(pueblos)}", mesas[m].id
-        if len(parts) == 1:
+        if parts == 1:
             pueblos.append(Pueblo(pid, mesa, (Sector(pid, pid, "single", next(made_polys)),)))
         else:
             pueblos.append(Pueblo(pid, mesa, (Sector(pid + "s", pid, "small", next(made_polys)),
@@ -776,9 +814,10 @@ def _try_table(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions) -
 
 
 def _centred(shape: shapely.Polygon) -> np.ndarray:
-    """A given outline's vertices around its centroid."""
+    """A given outline's vertices around its centroid, counter-clockwise."""
     c = shape.centroid
-    return np.asarray(shape.exterior.coords)[:-1] - (c.x, c.y)
+    ring = shapely.orient_polygons(shape).exterior
+    return np.asarray(ring.coords)[:-1] - (c.x, c.y)
 
 
 def random_setup(players: int, seed: int, sizes: Sizes = Sizes(),

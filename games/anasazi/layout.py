@@ -4,8 +4,11 @@
 the centre, 12 mesas in a circle around it, 15 in a second circle), then relaxes them with pymunk
 so that every two mesas keep a valley of at least `valley_gap` (room for a base camp). The six
 expedition base camps sit evenly spaced outside the outer circle, at the play area's edge.
-Pueblos are placed on their mesas, some along a cliff edge, some inside. `random_setup` then
-deals towers, treasures and objective cards and draws the first player, all from the seed.
+Pueblos are placed on their mesas, some along a cliff edge, some inside, in numpy in each
+mesa's polar frame, the chosen ones judged exactly with shapely. With the default options a
+random table meets the setup rules by construction (tests/anasazi/test_layout_rules.py proves
+it on many seeds). `random_setup` then deals towers, treasures and objective cards and draws
+the first player, all from the seed.
 
 `check_table` judges any table (random or given) against the setup rules with shapely and names
 the offending pieces; `validate_table` and `load_setup` raise a `ValueError` with those problems.
@@ -102,18 +105,18 @@ Complex = NDArray[np.complex128]
 
 def complex_of(xy: np.ndarray) -> Complex:
     """Points (..., 2) as complex numbers (...): a view of `xy` when it is laid out as they are."""
-    return cast(Complex, np.ascontiguousarray(xy, dtype=np.float64).view(np.complex128)[..., 0])
+    return np.ascontiguousarray(xy, dtype=np.float64).view(np.complex128)[..., 0]
 
 
 def xy_of(z: Complex) -> Array:
     """Complex numbers (...) as points (..., 2): a view of `z` when it is contiguous."""
     z = np.ascontiguousarray(z, dtype=np.complex128)
-    return cast(Array, z.view(np.float64).reshape(*z.shape, 2))
+    return z.view(np.float64).reshape(*z.shape, 2)
 
 
 def _norm2(z: Complex) -> Array:
     """|z|² (np.abs computes a hypot, many times slower)."""
-    return cast(Array, z.real ** 2 + z.imag ** 2)
+    return z.real ** 2 + z.imag ** 2
 
 
 def ring_of(index: int) -> Ring:
@@ -231,7 +234,7 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
               pymunk.Poly(static, (outlines[0] + centres[0]).tolist(), radius=clearance),
               *(pymunk.Poly(body, outline.tolist(), radius=clearance)
                 for body, outline in zip(bodies, outlines[1:])),
-              *(pymunk.Poly(static, square, radius=clearance)
+              *(pymunk.Poly(static, [(x, y) for x, y in square], radius=clearance)
                 for square in shapely.get_coordinates(camps).reshape(len(camps), -1, 2).tolist()),
               *_walls(space, overlap.radii, centres, edge, clearance))
 
@@ -273,11 +276,12 @@ def _wall(edge: float) -> tuple[list[tuple[float, float]], Complex]:
     return [tuple(p) for p in wall.tolist()], mid
 
 
-WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 28 in 100 tables)
+WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 30 in 100 tables)
 
 CALM_FROM, CALM_EVERY = 8, 4  # relaxation steps before the first measure of the overlap
-# left, and between two (tables settle after 8 to 16 steps)
-OVERLAP_FIXED_PER_STEP = 0.6  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles
+# left, and between two (98 tables in 100 settle after 8 steps, the others after 12)
+OVERLAP_FIXED_PER_STEP = 0.6  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles,
+# 0.4 took 12
 
 
 @cache
@@ -290,19 +294,20 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @cache
-def _rings(lengths: tuple[int, ...]) -> tuple[NDArray[np.intp], NDArray[np.intp],
-                                              NDArray[np.intp], NDArray[np.intp]]:
+def _rings(lengths: tuple[int, ...]) -> tuple[NDArray[np.intp], ...]:
     """For rings of these vertex counts laid end to end: each one's first vertex, each vertex's
     ring, and the gather index and rings of the same closed (each first vertex again after
     its last), read-only."""
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    index = np.repeat(np.arange(len(lengths)), lengths)
+    count = np.asarray(lengths, dtype=np.intp)
+    ends = np.cumsum(count)
+    starts = ends - count
+    index = np.repeat(np.arange(len(count)), count)
     closed = np.insert(np.arange(ends[-1]), ends, starts)
-    closed_index = np.repeat(np.arange(len(lengths)), np.asarray(lengths) + 1)
-    for a in (starts, index, closed, closed_index):
+    closed_index = np.repeat(np.arange(len(count)), count + 1)
+    made = [starts, index, closed, closed_index]
+    for a in made:
         a.flags.writeable = False
-    return starts, index, closed, closed_index
+    return tuple(cast(NDArray[np.intp], a) for a in made)
 
 
 class _Overlap:
@@ -490,7 +495,8 @@ class _Polar:
         twice = (np.conj(a) * a[nxt]).imag
         self.radius: Array = np.sqrt(np.bincount(mesa, twice, minlength=n) / (2 * math.pi))
         self.end: Array = np.cumsum(self.d_length)  # arc length at each edge's end, all rings
-        self.length: Array = np.bincount(mesa, self.d_length, minlength=n)
+        # weighted, so float lengths (numpy's stubs give bincount ints only)
+        self.length = cast(Array, np.bincount(mesa, self.d_length, minlength=n))
         self.start: Array = self.end[self.first] - self.d_length[self.first]
 
     def edge(self, mesa: NDArray[np.intp], z: Complex) -> NDArray[np.intp]:
@@ -505,20 +511,19 @@ class _Polar:
         of its `mesa` crosses (negative beyond it): its distance from the cliff where the
         cliff is straight (arrays of one shape)."""
         k = self.edge(mesa, z)
-        return cast(Array, (self.normal[k] * z).real - self.offset[k])
+        return (self.normal[k] * z).real - self.offset[k]
 
     def reach(self, mesa: NDArray[np.intp], u: Complex) -> Array:
         """The distance from the centre of each `mesa` to its cliff along the unit vectors u
         (arrays of one shape)."""
         k = self.edge(mesa, u)
-        return cast(Array, self.offset[k] / (self.normal[k] * u).real)
+        return self.offset[k] / (self.normal[k] * u).real
 
     def along_edge(self, mesa: NDArray[np.intp], t: Array) -> Complex:
         """Points at arc length `t` (any, it wraps) along the cliffs of `mesa` (one shape)."""
         s = self.start[mesa] + np.mod(t, self.length[mesa])
         k = np.minimum(np.searchsorted(self.end, s, side="right"), len(self.end) - 1)
-        return cast(Complex, self.a[k] + (s - self.end[k] + self.d_length[k]) / self.d_length[k]
-                    * self.d[k])
+        return self.a[k] + (s - self.end[k] + self.d_length[k]) / self.d_length[k] * self.d[k]
 
 
 def star_shaped(outline: np.ndarray) -> bool:
@@ -585,8 +590,9 @@ def place_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], octa
         on = mesa_of[rows]
         cz, cw = _candidates(rng, polar, on, along_edge[rows], half[rows], k, margin)
         # points on each candidate's sides (rows, k, samples), judged against the cliff
-        ok = (polar.depth(on[:, None, None], cz[..., None] + samples[rows, None] * cw[..., None])
-              >= margin).all(axis=-1)
+        ok = cast(NDArray[np.bool_], (polar.depth(on[:, None, None], cz[..., None]
+                                                  + samples[rows, None] * cw[..., None])
+                                      >= margin).all(axis=-1))
         # the covering discs' centres (rows, k, 2 discs)
         discs = cz[..., None] + (np.array([-1.0, 1.0]) * e[rows, None, None]) * cw[..., None]
         chosen = _choose(ok, discs, disc[rows] + options.pueblo_spacing / 2, slot[rows])

@@ -4,8 +4,11 @@
 the centre, 12 mesas in a circle around it, 15 in a second circle), then relaxes them with pymunk
 so that every two mesas keep a valley of at least `valley_gap` (room for a base camp). The six
 expedition base camps sit evenly spaced outside the outer circle, at the play area's edge.
-Pueblos are placed on their mesas, some along a cliff edge, some inside. `random_setup` then
-deals towers, treasures and objective cards and draws the first player, all from the seed.
+Pueblos are placed on their mesas, some along a cliff edge, some inside, in numpy in each
+mesa's polar frame, the chosen ones judged exactly with shapely. With the default options a
+random table meets the setup rules by construction (tests/anasazi/test_layout_rules.py proves
+it on many seeds). `random_setup` then deals towers, treasures and objective cards and draws
+the first player, all from the seed.
 
 `check_table` judges any table (random or given) against the setup rules with shapely and names
 the offending pieces; `validate_table` and `load_setup` raise a `ValueError` with those problems.
@@ -13,6 +16,8 @@ the offending pieces; `validate_table` and `load_setup` raise a `ValueError` wit
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -77,6 +82,10 @@ class LayoutOptions:
             for i, s in enumerate(shapes):
                 if not isinstance(s, shapely.Polygon) or not s.is_valid or s.area <= 0:
                     raise ValueError(f"mesa_shapes[{i}] must be a valid polygon")
+                # pueblos are sought along rays from the centroid (`_Polar`)
+                if not star_shaped(_centred(s)):
+                    raise ValueError(f"mesa_shapes[{i}] must be star-shaped about its centroid "
+                                     "(every ray from it crossing the outline once)")
             object.__setattr__(self, "mesa_shapes", shapes)
         lo, hi = self.centre_pueblos
         if not 1 <= lo <= hi:
@@ -89,6 +98,27 @@ class LayoutOptions:
 # Mesa outlines and the starting positions
 
 
+# Points and vectors of the plane are complex numbers here (x + iy): a pose is a centre z and
+# a unit w = exp(i heading), a shape's corner c in its own frame lies at z + c * w.
+Complex = NDArray[np.complex128]
+
+
+def complex_of(xy: np.ndarray) -> Complex:
+    """Points (..., 2) as complex numbers (...): a view of `xy` when it is laid out as they are."""
+    return np.ascontiguousarray(xy, dtype=np.float64).view(np.complex128)[..., 0]
+
+
+def xy_of(z: Complex) -> Array:
+    """Complex numbers (...) as points (..., 2): a view of `z` when it is contiguous."""
+    z = np.ascontiguousarray(z, dtype=np.complex128)
+    return z.view(np.float64).reshape(*z.shape, 2)
+
+
+def _norm2(z: Complex) -> Array:
+    """|z|² (np.abs computes a hypot, many times slower)."""
+    return z.real ** 2 + z.imag ** 2
+
+
 def ring_of(index: int) -> Ring:
     """The ring of mesa number `index` (0 centre, 1-12 inner, 13-27 outer)."""
     if index < MESA_COUNTS["centre"]:
@@ -96,28 +126,49 @@ def ring_of(index: int) -> Ring:
     return "inner" if index < MESA_COUNTS["centre"] + MESA_COUNTS["inner"] else "outer"
 
 
-def mesa_outline(rng: np.random.Generator, radius: float, options: LayoutOptions) -> np.ndarray:
-    """Vertices (n, 2) of an irregular mesa centred near (0, 0): a wobbly, ragged disc."""
-    outline: np.ndarray = mesa_outlines(rng, np.array([radius]), options)[0]
-    return outline
+@cache
+def _grid(n: int) -> Complex:
+    """n unit vectors evenly round the circle, the first along x (read-only)."""
+    grid = np.exp(2j * np.pi * np.arange(n) / n)
+    grid.flags.writeable = False
+    return cast(Complex, grid)
 
 
-def mesa_outlines(rng: np.random.Generator, radii: np.ndarray, options: LayoutOptions
-                  ) -> np.ndarray:
-    """Vertices (m, n, 2) of irregular mesas of the same vertex count centred near (0, 0), one
-    per mean radius: wobbly, ragged discs."""
-    m, n = len(radii), options.mesa_vertices * (2 if radii[0] > 60 else 1)
-    theta = np.linspace(0.0, 2 * np.pi, n, endpoint=False) \
-        + rng.uniform(-0.3, 0.3, (m, n)) * (2 * np.pi / n)
-    r = np.ones((m, n))
-    k = np.arange(2, 5)[:, None]  # low harmonics give lobes and bays; higher ones, gears
-    amplitude = rng.uniform(0.3, 1.0, (m, 3)) * options.irregularity / (k.T - 1) ** 0.7
-    phase = rng.uniform(0, 2 * np.pi, (m, 3))
-    r += (amplitude[:, :, None] * np.cos(k[None] * theta[:, None, :] + phase[:, :, None])
-          ).sum(axis=1)
-    r += rng.normal(0.0, options.roughness, (m, n))
-    r *= radii[:, None] / r.mean(axis=1, keepdims=True)
-    return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=-1)
+def _unit(angle: Array) -> Complex:
+    """exp(i angle) for small angles (|angle| <= 0.1) from the sine's and cosine's series,
+    within 1e-14: numpy's exp and cos cost here as much as the rest of an outline."""
+    a2 = angle * angle
+    cos = 1 - a2 / 2 * (1 - a2 / 12 * (1 - a2 / 30 * (1 - a2 / 56)))
+    sin = angle * (1 - a2 / 6 * (1 - a2 / 20 * (1 - a2 / 42)))
+    return cast(Complex, cos + 1j * sin)
+
+
+def mesa_outlines(rng: np.random.Generator, options: LayoutOptions) -> list[np.ndarray]:
+    """Vertices (n, 2) of the 28 irregular mesas centred near (0, 0), counter-clockwise, the
+    centre mesa (twice the vertices) first: wobbly, ragged discs of the rings' mean radii."""
+    ring = MESA_COUNTS["inner"] + MESA_COUNTS["outer"]
+    radii = np.array([options.centre_mesa_radius] + [options.inner_mesa_radius] * MESA_COUNTS["inner"]
+                     + [options.outer_mesa_radius] * MESA_COUNTS["outer"])
+    # one grid of 2n angles for all: the ring mesas keep every second one, each vertex
+    # jittered by up to 0.3 of its own mesa's step, so that their order stays
+    n = options.mesa_vertices
+    step = np.r_[1.0, np.full(ring, 2.0)][:, None] * (np.pi / n)
+    jitter = rng.uniform(-0.3, 0.3, (ring + 1, 2 * n)) * step
+    # each vertex's direction: the grid's turned by its jitter (no libm call per vertex)
+    u = _grid(2 * n) * _unit(jitter)
+    amplitude = rng.uniform(0.3, 1.0, (ring + 1, 3)) * options.irregularity \
+        / np.arange(1, 4) ** 0.7
+    phase = rng.uniform(0, 2 * np.pi, (ring + 1, 3))
+    # low harmonics (2, 3, 4 lobes) give lobes and bays; higher ones, gears
+    wave = amplitude * np.exp(1j * phase)
+    u2 = u * u
+    r = 1.0 + (u2 * (wave[:, :1] + u * (wave[:, 1:2] + u * wave[:, 2:]))).real \
+        + rng.normal(0.0, options.roughness, (ring + 1, 2 * n))
+    z = r * u
+    centre, rings = z[0], z[1:, ::2]
+    centre *= radii[0] / r[0].mean()
+    rings *= (radii[1:] / r[1:, ::2].mean(axis=1))[:, None]
+    return [xy_of(centre), *xy_of(rings)]
 
 
 def start_positions(rng: np.random.Generator, options: LayoutOptions) -> np.ndarray:
@@ -155,10 +206,11 @@ def camp_squares(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions
 
 
 def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray, sizes: Sizes,
-          options: LayoutOptions) -> np.ndarray | None:
+          options: LayoutOptions) -> tuple[np.ndarray, NDArray[np.object_]] | None:
     """Push overlapping mesas apart until each two keep valley_gap (+ slop); the centre mesa,
-    the expedition camps and the play area's edge stay put. Returns the new centres, or None
-    if the tiles do not settle within max_steps.
+    the expedition camps (`camps`, polygons) and the play area's edge stay put. Returns the
+    new centres and the mesas' polygons there (coordinates rounded to `DECIMALS`), or None if
+    the tiles do not settle within max_steps.
 
     Each mesa is a convex pymunk polygon inflated by half the gap (pymunk collides the hull: a
     real outline lies inside it, so its gaps are only wider); moment=inf keeps the tiles from
@@ -171,29 +223,33 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
     space.iterations = 20
     space.collision_bias = (1 - OVERLAP_FIXED_PER_STEP) ** 60  # overlap left after a second
     clearance = sizes.valley_gap / 2 + options.slop
-    bodies = [pymunk.Body(body_type=pymunk.Body.STATIC)] \
-        + [pymunk.Body(mass=1.0, moment=math.inf) for _ in outlines[1:]]
-    for body, centre in zip(bodies, centres.tolist()):
+    # the centre mesa stays put: a shape of the space's static body, as the camps are
+    bodies = [pymunk.Body(mass=1.0, moment=math.inf) for _ in outlines[1:]]
+    for body, centre in zip(bodies, centres[1:].tolist()):
         body.position = centre
     edge = sizes.play_area_radius
-    overlap = _Overlap(outlines, camps, clearance, edge)
+    overlap = _Overlap(outlines, camps, clearance, options.slop / 4, edge)
+    static = space.static_body
     space.add(*bodies,
+              pymunk.Poly(static, (outlines[0] + centres[0]).tolist(), radius=clearance),
               *(pymunk.Poly(body, outline.tolist(), radius=clearance)
-                for body, outline in zip(bodies, outlines)),
-              *(pymunk.Poly(space.static_body, square.tolist(), radius=clearance)
-                for square in camps),
+                for body, outline in zip(bodies, outlines[1:])),
+              *(pymunk.Poly(static, [(x, y) for x, y in square], radius=clearance)
+                for square in shapely.get_coordinates(camps).reshape(len(camps), -1, 2).tolist()),
               *_walls(space, overlap.radii, centres, edge, clearance))
 
     dt, start = 1.0 / 60.0, np.asarray(centres, float)
+    centres = start.copy()
     for step in range(1, options.max_steps + 1):
         space.step(dt)
         if step >= CALM_FROM and step % CALM_EVERY == 0:
-            centres = np.array([b.position for b in bodies])
-            if np.hypot(*(centres - start).T).max() > WALL_REACH:
+            centres[1:] = [b.position for b in bodies]
+            if _norm2(complex_of(centres - start)).max() > WALL_REACH ** 2:
                 return None  # beyond the walls laid: this attempt fails
-            # Settled when no inflated hull overlaps another by more than a fraction of the slop.
-            if overlap.calm(centres, options.slop / 4):
-                return centres
+            # Settled when no inflated outline overlaps another by more than a fraction of the
+            # slop.
+            if overlap.calm(centres):
+                return centres, overlap.placed_at(centres)
     return None
 
 
@@ -204,27 +260,28 @@ def _walls(space: pymunk.Space, radii: np.ndarray, centres: np.ndarray, edge: fl
     fails the attempt): most tables keep far from the edge, and each segment costs pymunk
     about 10 µs to make."""
     wall, mid = _wall(edge)
-    near = (np.hypot(*(mid[:, None] - centres[None]).transpose(2, 0, 1))
-            < radii + clearance + WALL_REACH).any(axis=1)
+    near = (_norm2(mid[:, None] - complex_of(centres)[None])
+            < (radii + clearance + WALL_REACH) ** 2).any(axis=1)
     return [pymunk.Segment(space.static_body, wall[k], wall[k + 1], 0.0)
             for k in np.flatnonzero(near).tolist()]
 
 
 @cache
-def _wall(edge: float) -> tuple[list[tuple[float, float]], np.ndarray]:
+def _wall(edge: float) -> tuple[list[tuple[float, float]], Complex]:
     """The 97 points of the play area's edge (the first again last) and the segments' middles."""
     t = np.linspace(0, 2 * np.pi, 97)
     wall = np.column_stack([edge * np.cos(t), edge * np.sin(t)])
-    mid = (wall[:-1] + wall[1:]) / 2
+    mid = complex_of((wall[:-1] + wall[1:]) / 2)
     mid.flags.writeable = False
     return [tuple(p) for p in wall.tolist()], mid
 
 
-WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 28 in 100 tables)
+WALL_REACH = 40.0  # mm a mesa may travel while the tiles relax (at most 30 in 100 tables)
 
 CALM_FROM, CALM_EVERY = 8, 4  # relaxation steps before the first measure of the overlap
-# left, and between two (tables settle after 8 to 16 steps)
-OVERLAP_FIXED_PER_STEP = 0.4  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles
+# left, and between two (98 tables in 100 settle after 8 steps, the others after 12)
+OVERLAP_FIXED_PER_STEP = 0.6  # pymunk's default, 0.1, took 44 to 100 steps to part the tiles,
+# 0.4 took 12
 
 
 @cache
@@ -236,42 +293,72 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return pairs
 
 
+@cache
+def _rings(lengths: tuple[int, ...]) -> tuple[NDArray[np.intp], ...]:
+    """For rings of these vertex counts laid end to end: each one's first vertex, each vertex's
+    ring, and the gather index and rings of the same closed (each first vertex again after
+    its last), read-only."""
+    count = np.asarray(lengths, dtype=np.intp)
+    ends = np.cumsum(count)
+    starts = ends - count
+    index = np.repeat(np.arange(len(count)), count)
+    closed = np.insert(np.arange(ends[-1]), ends, starts)
+    closed_index = np.repeat(np.arange(len(count)), count + 1)
+    made = [starts, index, closed, closed_index]
+    for a in made:
+        a.flags.writeable = False
+    return tuple(cast(NDArray[np.intp], a) for a in made)
+
+
 class _Overlap:
-    """How deep the mesas' outlines, inflated by the clearance, overlap each other, the camps
-    and the edge. The outlines, not the convex tiles pymunk pushes: it is their valleys the
-    setup rules measure, and they part before their hulls do."""
+    """Whether the mesas' outlines, inflated by the clearance, overlap each other, the camps
+    or the edge by more than `depth`. The outlines, not the convex tiles pymunk pushes: it is
+    their valleys the setup rules measure, and they part before their hulls do."""
 
-    def __init__(self, outlines: Sequence[np.ndarray], camps: np.ndarray, clearance: float,
-                 edge: float):
-        lengths = np.array([len(o) for o in outlines])
-        self.every = np.concatenate(outlines)
-        self.index = np.repeat(np.arange(len(outlines)), lengths)
+    def __init__(self, outlines: Sequence[np.ndarray], camps: NDArray[np.object_],
+                 clearance: float, depth: float, edge: float):
+        starts, index, closed, self.closed_index = _rings(tuple(len(o) for o in outlines))
+        every = np.concatenate(outlines)
+        z = complex_of(every)
         # each outline's farthest vertex from its centre
-        self.radii = np.maximum.reduceat(np.hypot(*self.every.T),
-                                         np.concatenate([[0], np.cumsum(lengths)[:-1]]))
-        self.camps = cast(NDArray[np.object_], shapely.polygons(camps))
-        self.camp_centres = camps.mean(axis=1)
-        self.camp_radius = float(np.hypot(*(camps[0] - self.camp_centres[0]).T).max())
-        self.clearance, self.edge = clearance, edge
+        self.radii = np.sqrt(np.maximum.reduceat(_norm2(z), starts))
+        self.camps = camps
+        camp_xy = complex_of(shapely.get_coordinates(camps)).reshape(len(camps), -1)[:, :-1]
+        self.camp_centres = camp_xy.mean(axis=1)
+        camp_radius = np.sqrt(_norm2(camp_xy - self.camp_centres[:, None]).max())
+        self.within = within = 2 * clearance - depth
+        # farthest a vertex may lie from the centre: the edge less what the clearance keeps
+        self.inside = (edge - clearance + depth) ** 2
         self.i, self.j = _pairs(len(outlines))
+        # centres nearer than these (squared) may hold outlines within reach of each other
+        self.pair_reach = (self.radii[self.i] + self.radii[self.j] + within) ** 2
+        self.camp_reach = (self.radii[:, None] + camp_radius + within) ** 2
+        # the outlines as polygons, moved to each measure's centres in place (closed rings)
+        self.closed = z[closed]
+        self.placed = cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(
+            every, indices=index)))
 
-    def calm(self, centres: np.ndarray, depth: float) -> bool:
+    def calm(self, centres: np.ndarray) -> bool:
         """True when no inflated outline placed at `centres` overlaps another, a camp or the
-        edge by more than `depth` (mm)."""
-        within = 2 * self.clearance - depth
-        far = np.hypot(*centres.T) + self.radii + self.clearance - depth
-        shifted = self.every + centres[self.index]
-        if far.max() > self.edge and np.hypot(*shifted.T).max() + self.clearance - depth > self.edge:
+        edge by more than the depth."""
+        at = complex_of(centres)
+        shifted = self.closed + at[self.closed_index]
+        if _norm2(shifted).max() > self.inside:
             return False
-        placed = cast(NDArray[np.object_],
-                      shapely.polygons(shapely.linearrings(shifted, indices=self.index)))
-        near = np.hypot(*(centres[self.i] - centres[self.j]).T) \
-            < self.radii[self.i] + self.radii[self.j] + within
-        if shapely.dwithin(placed[self.i[near]], placed[self.j[near]], within).any():
-            return False
-        mi, ci = np.nonzero(np.hypot(*(centres[:, None] - self.camp_centres[None]).transpose(2, 0, 1))
-                            < self.radii[:, None] + self.camp_radius + within)
-        return not shapely.dwithin(placed[mi], self.camps[ci], within).any()
+        placed = self.placed
+        shapely.set_coordinates(placed, xy_of(shifted))
+        near = np.flatnonzero(_norm2(at[self.i] - at[self.j]) < self.pair_reach)
+        mi, ci = np.nonzero(_norm2(at[:, None] - self.camp_centres[None]) < self.camp_reach)
+        left = np.concatenate([placed[self.i[near]], placed[mi]])
+        right = np.concatenate([placed[self.j[near]], self.camps[ci]])
+        return not shapely.dwithin(left, right, self.within).any()
+
+    def placed_at(self, centres: np.ndarray) -> NDArray[np.object_]:
+        """The outlines' polygons at `centres`, coordinates rounded to `DECIMALS`, made from
+        those that measured the overlap (nothing measures with them any more)."""
+        shapely.set_coordinates(self.placed, xy_of(
+            self.closed + complex_of(centres)[self.closed_index]).round(DECIMALS))
+        return self.placed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,19 +366,18 @@ class _Overlap:
 
 
 def pueblo_counts(rng: np.random.Generator, options: LayoutOptions) -> list[int]:
-    """How many pueblos each of the 28 mesas holds: every mesa one at least, 44 in all."""
+    """How many pueblos each of the 28 mesas holds: every mesa one at least, 44 in all; the
+    pueblos beyond one a ring mesa take places on ring mesas drawn at random, never more
+    than `max_ring_pueblos` on one."""
     n = sum(MESA_COUNTS.values())
-    counts = [1] * n
-    counts[0] = int(rng.integers(options.centre_pueblos[0], options.centre_pueblos[1] + 1))
-    extra = PUEBLOS - sum(counts)
-    if extra < 0 or extra > (n - 1) * (options.max_ring_pueblos - 1):
+    centre = int(rng.integers(options.centre_pueblos[0], options.centre_pueblos[1] + 1))
+    extra = PUEBLOS - centre - (n - 1)
+    more = options.max_ring_pueblos - 1  # places beyond the first on each ring mesa
+    if extra < 0 or extra > (n - 1) * more:
         raise ValueError(f"cannot spread {PUEBLOS} pueblos with centre_pueblos="
                          f"{options.centre_pueblos} and max_ring_pueblos={options.max_ring_pueblos}")
-    # Extra pueblos go to ring mesas one at a time, never past max_ring_pueblos.
-    for _ in range(extra):
-        room = [i for i in range(1, n) if counts[i] < options.max_ring_pueblos]
-        counts[room[int(rng.integers(len(room)))]] += 1  # the number rng.choice(room) draws
-    return counts
+    places = rng.choice((n - 1) * more, extra, replace=False) // more
+    return [centre, *(1 + np.bincount(places, minlength=n - 1)).tolist()]
 
 
 def pueblo_outline(length: float, width: float) -> np.ndarray:
@@ -348,180 +434,265 @@ def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np
     return np.stack([small, large])
 
 
-def posed(corners: np.ndarray, x: np.ndarray, y: np.ndarray, heading: np.ndarray) -> np.ndarray:
-    """`corners` (n, 2) of a shape in its own frame placed at poses (arrays of any shape s):
-    (*s, n, 2); or several shapes at once, `corners` (*s, n, 2)."""
-    z = (corners[..., 0] + 1j * corners[..., 1]) * np.exp(1j * heading)[..., None] \
-        + (x + 1j * y)[..., None]
-    return np.stack([z.real, z.imag], axis=-1)
-
-
 def polygons_of(rings: Sequence[np.ndarray]) -> np.ndarray:
     """Polygons from vertex arrays of any lengths, rounded to `DECIMALS` (what JSON keeps), in
     one shapely call."""
-    lengths = [len(r) for r in rings]
-    coords = np.concatenate(rings).round(DECIMALS)
-    return cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(coords, indices=np.repeat(
-        np.arange(len(rings)), lengths))))
+    return _polygons(np.concatenate(rings), [len(r) for r in rings])
 
 
-POSE_BATCH = 4  # candidate poses of one pueblo built and tested in a round, at least
-ROUND_POSES = 128  # candidate poses built in a round, at least: the few pueblos left get more
-POSE_BATCHES = 6  # rounds a pueblo fails (half along the edge, half inside) before its mesa
-# starts afresh
-LAYOUTS = 4  # times a crowded mesa's pueblos are laid out afresh before the attempt fails
+def _polygons(coords: Array, lengths: Sequence[int]) -> NDArray[np.object_]:
+    """`polygons_of` the rings laid end to end in `coords`, of the given lengths."""
+    return cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(
+        coords.round(DECIMALS), indices=np.repeat(np.arange(len(lengths)), lengths))))
 
 
-class _Rooms:
-    """Where pueblos may stand on each mesa, buffered once per mesa: `room` keeps
-    `pueblo_margin` from the cliff (counter-clockwise, prepared), `core` where inner pueblos
-    are sought (the room shrunk about its centre by about the mesa's widest pueblo); the edge
-    of each room is kept as segments with their arc length, to walk along it in numpy."""
+ROUND_POSES = 8  # candidate poses drawn for each pueblo in the first round, at least
+LATER_POSES = 64  # candidate poses drawn in a later round, shared by its pueblos (at most 32 each)
+FLIP_AFTER = 2  # rounds a mesa fails before its pueblos that found no pose try the other mode
+LAYOUTS = 8  # rounds a mesa's pueblos are laid out afresh before the attempt fails
+SAMPLES_PER_SIDE = 2  # points tested on each side of a pueblo's octagon (its corners and middles)
 
-    def __init__(self, mesas: np.ndarray, half_widths: np.ndarray, options: LayoutOptions):
-        self.room = shapely.orient_polygons(shapely.buffer(mesas, -options.pueblo_margin,
-                                                           quad_segs=2))
-        self.radius = np.sqrt(shapely.area(self.room) / math.pi)  # of the round room as large
-        self.core = _shrunk(self.room, self.radius, half_widths + 3.0)
-        shapely.prepare(self.room)
-        shapely.prepare(self.core)
-        self.core_bounds = shapely.bounds(self.core)
-        coords, ring = shapely.get_coordinates(shapely.get_exterior_ring(self.room),
-                                               return_index=True)
-        same = ring[1:] == ring[:-1]
-        self.a: Array = coords[:-1][same]
-        self.b: Array = coords[1:][same]
-        self.seg_length: Array = np.hypot(*(self.b - self.a).T)
-        self.end: Array = np.cumsum(self.seg_length)  # arc length at each segment's end, all rings
+def _pseudo_angle(z: Complex) -> Array:
+    """A number in [0, 4) that grows with the angle of z from the x axis as the angle does
+    (numpy's arctan2 costs about 25 times as much)."""
+    x, y = z.real, z.imag
+    q = y / (np.abs(x) + np.abs(y) + 1e-300)
+    d = np.where(x >= 0, q, 2 - q)
+    return cast(Array, np.where(d < 0, d + 4, d))
+
+
+_TURN = 8.0  # more than a turn of `_pseudo_angle`: a vertex's key is its mesa * _TURN + that
+
+
+class _Polar:
+    """The mesas' outlines seen from their centres, in their own frames: every outline is
+    star-shaped about its centre (each ray from it crosses the cliff once), so the cliff a
+    point faces is the edge its ray crosses, found by the point's angle among the vertices'.
+    The edges are also kept in order with their arc lengths, to walk along each cliff."""
+
+    def __init__(self, outlines: Sequence[np.ndarray]):
+        n = len(outlines)
+        lengths = np.array([len(o) for o in outlines])
+        every = complex_of(np.concatenate(outlines))
+        mesa = np.repeat(np.arange(n), lengths)
+        key = mesa * _TURN + _pseudo_angle(every)
+        order = np.argsort(key, kind="stable")
+        self.key: Array = key[order]
+        a = every[order]  # each edge's first vertex, counter-clockwise
+        self.first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        self.last = self.first + lengths - 1
+        nxt = np.arange(len(every)) + 1
+        nxt[self.last] = self.first
+        self.a: Complex = a
+        self.d: Complex = a[nxt] - a  # each edge as a vector
+        self.d_length: Array = np.sqrt(self.d.real ** 2 + self.d.imag ** 2)
+        # each edge's line: the conjugate of its unit normal pointing inwards (i d / |d|) and
+        # its offset; Re(normal * p) - offset is how far p lies inside the line
+        self.normal: Complex = np.conj(1j * self.d / self.d_length)
+        self.offset: Array = (self.normal * a).real
+        # twice each mesa's area (the cross products of its edges' ends): the round mesa as
+        # large has radius sqrt(area / pi)
+        twice = (np.conj(a) * a[nxt]).imag
+        self.radius: Array = np.sqrt(np.bincount(mesa, twice, minlength=n) / (2 * math.pi))
+        self.end: Array = np.cumsum(self.d_length)  # arc length at each edge's end, all rings
         # weighted, so float lengths (numpy's stubs give bincount ints only)
-        self.length = cast(Array, np.bincount(ring[:-1][same], self.seg_length,
-                                              minlength=len(mesas)))
-        self.start: Array = self.end[np.searchsorted(ring[:-1][same], np.arange(len(mesas)))] \
-            - self.seg_length[np.searchsorted(ring[:-1][same], np.arange(len(mesas)))]
+        self.length = cast(Array, np.bincount(mesa, self.d_length, minlength=n))
+        self.start: Array = self.end[self.first] - self.d_length[self.first]
 
-    def along_edge(self, mesa: NDArray[np.intp], t: Array) -> Array:
-        """Points (..., 2) at arc length `t` (any, it wraps) along the edges of `mesa` (...)."""
+    def edge(self, mesa: NDArray[np.intp], z: Complex) -> NDArray[np.intp]:
+        """The edge (index) that the ray from the centre of each `mesa` through each point z
+        crosses (arrays of one shape)."""
+        k = np.searchsorted(self.key, mesa * _TURN + _pseudo_angle(z)) - 1
+        # before the mesa's first vertex by angle: the edge from its last vertex
+        return np.where(k < self.first[mesa], self.last[mesa], k)
+
+    def depth(self, mesa: NDArray[np.intp], z: Complex) -> Array:
+        """How far each point z lies inside the line of the cliff that its ray from the centre
+        of its `mesa` crosses (negative beyond it): its distance from the cliff where the
+        cliff is straight (arrays of one shape)."""
+        k = self.edge(mesa, z)
+        return (self.normal[k] * z).real - self.offset[k]
+
+    def reach(self, mesa: NDArray[np.intp], u: Complex) -> Array:
+        """The distance from the centre of each `mesa` to its cliff along the unit vectors u
+        (arrays of one shape)."""
+        k = self.edge(mesa, u)
+        return self.offset[k] / (self.normal[k] * u).real
+
+    def along_edge(self, mesa: NDArray[np.intp], t: Array) -> Complex:
+        """Points at arc length `t` (any, it wraps) along the cliffs of `mesa` (one shape)."""
         s = self.start[mesa] + np.mod(t, self.length[mesa])
         k = np.minimum(np.searchsorted(self.end, s, side="right"), len(self.end) - 1)
-        share = (s - self.end[k] + self.seg_length[k]) / self.seg_length[k]
-        return self.a[k] + share[..., None] * (self.b[k] - self.a[k])
+        return self.a[k] + (s - self.end[k] + self.d_length[k]) / self.d_length[k] * self.d[k]
 
 
-def _shrunk(rooms: np.ndarray, radius: np.ndarray, by: np.ndarray) -> np.ndarray:
-    """Each room scaled about its centroid so that a round room of `radius` would lose `by`
-    all round: where inner pueblos are sought (a wobbly room loses about as much; candidates
-    are judged exactly all the same)."""
-    xy, index = shapely.get_coordinates(shapely.get_exterior_ring(rooms), return_index=True)
-    centre = shapely.get_coordinates(shapely.centroid(rooms))
-    scale = np.clip((radius - by) / radius, 0.0, 1.0)[index, None]
-    shrunk = centre[index] + (xy - centre[index]) * np.maximum(scale, 1e-3)
-    return cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(shrunk, indices=index)))
+def star_shaped(outline: np.ndarray) -> bool:
+    """Whether every ray from (0, 0) crosses the closed ring `outline` (n, 2) once: its
+    vertices go round (0, 0) counter-clockwise, each turned from the one before by less than
+    half a turn, once round in all."""
+    z = complex_of(outline)
+    turn = np.angle(np.roll(z, -1) / z)  # each edge's turn about (0, 0), in (-pi, pi]
+    return bool((turn > 0).all() and math.isclose(turn.sum(), 2 * math.pi))
 
 
-def place_pueblos(rng: np.random.Generator, mesas: np.ndarray, outlines: Sequence[np.ndarray],
-                  options: LayoutOptions) -> list[list[tuple[float, float, float]]] | None:
-    """Poses (x, y, heading in radians) for the pueblos of every mesa (`outlines[m]`: their
-    outlines in their own frames), each wholly on its mesa, `pueblo_margin` from the cliff and
-    `pueblo_spacing` from the others: its long side along the cliff or anywhere inside, at
-    random. None if a mesa's pueblos do not fit after a few tries.
+def _discs(octagons: Complex) -> tuple[Array, Array]:
+    """Two discs that cover each pueblo's octagon (n, 8), in its own frame: their centres'
+    distance `e` (n) either side of its middle on its long axis, and their radius (n). Each
+    disc holds one half of the octagon (a convex polygon lies in a disc that holds its
+    corners), so two pueblos whose discs keep a distance keep at least it."""
+    hl, low = octagons[:, 2].real, octagons[:, 2].imag  # half length; where the short sides end
+    straight, hw = octagons[:, 4].real, octagons[:, 4].imag  # where the long sides end; half width
+    e = straight / 2
+    radius = np.sqrt(np.maximum(e ** 2 + hw ** 2, (hl - e) ** 2 + low ** 2))
+    return e, radius
 
-    Every pueblo still to place is served at once: a round builds a batch of candidate poses
-    for each and tests them all in one shapely call; then each mesa takes,
-    pueblo by pueblo, the first candidate far enough from those it holds (one call a step for
-    all mesas), until one finds none. A pueblo is convex: its outline stands for its sectors.
+
+def _samples(octagons: Complex) -> Complex:
+    """Points (n, 8 * SAMPLES_PER_SIDE) on the sides of each octagon (n, 8): its corners and
+    points evenly between them."""
+    share = np.arange(SAMPLES_PER_SIDE) / SAMPLES_PER_SIDE
+    points = octagons[:, :, None] + share * (np.roll(octagons, -1, axis=1) - octagons)[:, :, None]
+    return cast(Complex, points.reshape(len(octagons), -1))
+
+
+def place_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], octagons: Complex,
+                  counts: Sequence[int], centres: Complex, cliffs: np.ndarray,
+                  options: LayoutOptions) -> tuple[Complex, Complex] | None:
+    """Poses in their mesas' frames, centres z and headings w (pueblos), for the pueblos of
+    every mesa (`counts[m]` of them: their octagons (pueblos, 8) in their own frames, mesa by
+    mesa; the mesa's outline `outlines[m]` lies at `centres[m]`, its cliff is `cliffs[m]` on
+    the table), each wholly on its mesa, `pueblo_margin` from the cliff and `pueblo_spacing`
+    from the others: its long side along the cliff or anywhere inside, at random. None if a
+    mesa's pueblos do not fit after `LAYOUTS` rounds.
+
+    A round draws candidate poses for every pueblo of the mesas still to lay out and judges
+    them all at once in numpy: points on each candidate's sides against the cliff their ray
+    from the centre crosses (`_Polar.depth`). Each mesa then takes the first candidates whose
+    two covering discs keep `pueblo_spacing` from the discs of the others (`_choose`; exact:
+    the discs cover the octagons). The chosen pueblos are judged exactly with one shapely call
+    (each octagon farther than the margin from its mesa's cliff, as the table holds it); a
+    mesa whose pueblos fail in any way is laid out afresh in the next round.
     """
-    n = len(mesas)
-    half_widths = np.array([np.abs(on[..., 1]).max() for on in outlines])
-    rooms = _Rooms(mesas, half_widths, options)
-    counts = [len(on) for on in outlines]
-    poses: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
-    laid: list[list[shapely.Polygon]] = [[] for _ in range(n)]
-    along_edge = [rng.random(c) < options.edge_share for c in counts]
-    stuck, layouts = np.zeros(n, int), np.zeros(n, int)
-    while rows := [(m, i) for m in range(n) for i in range(len(poses[m]), counts[m])]:
-        mesa = np.array([m for m, _ in rows])
-        shape = np.array([outlines[m][i] for m, i in rows])  # (rows, 8, 2)
-        modes = np.array([along_edge[m][i] for m, i in rows])
-        x, y, h = _candidates(rng, rooms, mesa, modes, np.abs(shape).max(axis=1),
-                              max(POSE_BATCH, ROUND_POSES // len(rows)))
-        pose = np.stack([x, y, h], axis=-1)
-        wholes = cast(NDArray[np.object_],
-                      shapely.polygons(posed(shape[:, None], x, y, h)))  # (rows, poses)
-        ok = shapely.contains(rooms.room[mesa][:, None], wholes)
-        going: dict[int, list[int]] = {}
-        for r, (m, _) in enumerate(rows):
-            going.setdefault(m, []).append(r)
-        while going:
-            step = {m: mine.pop(0) for m, mine in going.items()}
-            _drop_near_laid(ok, wholes, step, laid, options.pueblo_spacing)
-            for m, row in step.items():
-                hit = np.flatnonzero(ok[row])
-                if len(hit):
-                    poses[m].append(tuple(pose[row, hit[0]].tolist()))
-                    laid[m].append(wholes[row, hit[0]])
-                    stuck[m] = 0
-                    continue
-                del going[m]  # this pueblo waits for the next round, and those after it
-                stuck[m] += 1
-                if stuck[m] == POSE_BATCHES // 2:  # this mode does not fit here: try the other
-                    along_edge[m][len(poses[m])] ^= True
-                elif stuck[m] == POSE_BATCHES:  # a crowded mesa: lay its pueblos out afresh
-                    layouts[m] += 1
-                    if layouts[m] == LAYOUTS:
-                        return None
-                    poses[m], laid[m], stuck[m] = [], [], 0
-            going = {m: mine for m, mine in going.items() if mine}
-    return poses
+    polar = _Polar(outlines)
+    mesa_of = np.repeat(np.arange(len(counts)), counts)  # each pueblo's mesa
+    slot = np.arange(len(mesa_of)) - np.repeat(np.cumsum(counts) - counts, counts)
+    half = np.stack([np.abs(octagons.real).max(axis=1), np.abs(octagons.imag).max(axis=1)], 1)
+    samples = _samples(octagons)
+    e, disc = _discs(octagons)
+    along_edge = rng.random(len(mesa_of)) < options.edge_share
+    z, w = np.zeros(len(mesa_of), complex), np.ones(len(mesa_of), complex)
+    todo = np.ones(len(counts), bool)  # mesas still to lay out
+    failed = np.zeros(len(counts), int)
+    margin = options.pueblo_margin
+    k = ROUND_POSES
+    while todo.any():
+        rows = np.flatnonzero(todo[mesa_of])
+        on = mesa_of[rows]
+        cz, cw = _candidates(rng, polar, on, along_edge[rows], half[rows], k, margin)
+        # points on each candidate's sides (rows, k, samples), judged against the cliff
+        ok = cast(NDArray[np.bool_], (polar.depth(on[:, None, None], cz[..., None]
+                                                  + samples[rows, None] * cw[..., None])
+                                      >= margin).all(axis=-1))
+        # the covering discs' centres (rows, k, 2 discs)
+        discs = cz[..., None] + (np.array([-1.0, 1.0]) * e[rows, None, None]) * cw[..., None]
+        chosen = _choose(ok, discs, disc[rows] + options.pueblo_spacing / 2, slot[rows])
+        got = chosen >= 0
+        span, pick = np.arange(len(rows)), np.maximum(chosen, 0)
+        z[rows], w[rows] = cz[span, pick], cw[span, pick]
+        # exact, on the table: each chosen octagon farther than the margin from its cliff
+        where = rows[got]
+        if len(where):
+            whole = (centres[mesa_of[where]] + z[where])[:, None] + octagons[where] * w[where, None]
+            got[got] = ~shapely.dwithin(shapely.polygons(xy_of(whole)),
+                                        cliffs[mesa_of[where]], margin)
+        bad = np.zeros(len(counts), bool)
+        bad[on[~got]] = True
+        todo &= bad
+        failed[todo] += 1
+        if (failed >= LAYOUTS).any():
+            return None
+        # a pueblo that found no pose in its mode for FLIP_AFTER rounds tries the other
+        flip = rows[~ok.any(axis=1)]
+        along_edge[flip[failed[mesa_of[flip]] % FLIP_AFTER == 0]] ^= True
+        k = min(max(ROUND_POSES, LATER_POSES // max(int(todo[mesa_of].sum()), 1)),
+                4 * ROUND_POSES)
+    return z, w
 
 
-def _drop_near_laid(ok: np.ndarray, wholes: np.ndarray, step: Mapping[int, int],
-                    laid: Sequence[Sequence[shapely.Polygon]], spacing: float) -> None:
-    """Clear `ok[row]` where a candidate of `row` (one row per mesa in `step`) lies within
-    `spacing` of a pueblo its mesa holds: one shapely call for all mesas."""
-    pairs = [(row, other) for m, row in step.items() if ok[row].any() for other in laid[m]]
-    if pairs:
-        rows = np.array([r for r, _ in pairs])
-        close = shapely.dwithin(np.array([o for _, o in pairs], dtype=object)[:, None],
-                                wholes[rows], spacing)
-        np.logical_and.at(ok, rows, ~close)
+def _choose(ok: NDArray[np.bool_], discs: Complex, reach: Array, slot: NDArray[np.intp]
+            ) -> NDArray[np.intp]:
+    """Which candidate each pueblo takes (rows in mesa order, `slot`: each one's place on its
+    mesa), -1 for none: candidates that `ok` (rows, k) allows, whose covering discs (centres
+    `discs` (rows, k, 2)) keep the pueblos' `reach` (rows: disc radius and half the spacing)
+    apart. The first two pueblos of a mesa take the first pair that fits; each further one the
+    first candidate that fits those chosen before it."""
+    rows, k = ok.shape
+    chosen = np.where(ok.any(axis=1), np.argmax(ok, axis=1), -1)
+    # every pair of pueblos on one mesa, the later one b and the earlier a = b - back
+    b = np.repeat(np.arange(rows), slot)
+    at = np.cumsum(slot) - slot  # each row's first pair: with the row just before it
+    a = b - (np.arange(len(b)) - np.repeat(at, slot)) - 1
+    if not len(b):
+        return chosen
+    gap = discs[a][:, :, None, :, None] - discs[b][:, None, :, None, :]
+    fits = ((gap.real ** 2 + gap.imag ** 2).min(axis=(3, 4))
+            >= ((reach[a] + reach[b]) ** 2)[:, None, None]) \
+        & ok[a][:, :, None] & ok[b][:, None, :]  # (pairs, k, k)
+    second = np.flatnonzero(slot == 1)
+    flat = fits[at[second]].reshape(len(second), k * k)
+    pair = np.argmax(flat, axis=1)
+    found = flat[np.arange(len(second)), pair]
+    chosen[second - 1] = np.where(found, pair // k, -1)
+    chosen[second] = np.where(found, pair % k, -1)
+    for row in np.flatnonzero(slot > 1).tolist():  # a mesa's third pueblo and after: few
+        before = chosen[row - slot[row]:row]
+        if (before < 0).any():
+            chosen[row] = -1
+            continue
+        good = fits[at[row] + np.arange(slot[row]), before[::-1]].all(axis=0)
+        chosen[row] = int(np.argmax(good)) if good.any() else -1
+    return chosen
 
 
-def _candidates(rng: np.random.Generator, rooms: _Rooms, mesa: np.ndarray,
-                along_edge: np.ndarray, half: np.ndarray, k: int
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`k` candidate poses (a, k) for a pueblo of half length and width `half` (a, 2) on each
-    `mesa`: along the edge (its long side parallel to the cliff, as far inside the room as
-    half its width and the room's bend under its length) or anywhere in the core. Candidates
-    that cannot fit are put far outside."""
+def _candidates(rng: np.random.Generator, polar: _Polar, mesa: NDArray[np.intp],
+                along_edge: NDArray[np.bool_], half: Array, k: int, margin: float
+                ) -> tuple[Complex, Complex]:
+    """`k` candidate poses for a pueblo of half length and width `half` (a, 2) on each `mesa`
+    (a), in the mesa's frame: along the cliff (its long side parallel to it, set in by half
+    its width, the cliff's bend under its length and the margin) or anywhere inside, turned
+    at random. Their centres and headings, each (a, k).
+
+    The candidates of a pueblo are spread round its mesa, one in each of k equal stretches
+    of the cliff (or of the angles round the centre) from a random start: when one part of
+    the mesa is taken, the next candidates lie elsewhere."""
     a = len(mesa)
-    x, y, h = np.full((a, k), 1e9), np.zeros((a, k)), np.zeros((a, k))
-    edge, inner = np.flatnonzero(along_edge), np.flatnonzero(~along_edge)
-    if len(edge):
-        on = mesa[edge][:, None]
-        t = rng.uniform(0, 1, (len(edge), k)) * rooms.length[on]
-        # the cliff's direction over 6 mm: one vertex's jitter does not turn the pueblo
-        p, q, mid = rooms.along_edge(on, t + np.array([-3.0, 3.0, 0.0])[:, None, None])
-        heading = np.arctan2(q[..., 1] - p[..., 1], q[..., 0] - p[..., 0])
-        radius = rooms.radius[mesa[edge]]
-        bend = radius - np.sqrt(np.maximum(radius ** 2 - half[edge, 0] ** 2, 0.0))
-        inward = (half[edge, 1] + bend + 0.5)[:, None]
-        x[edge] = mid[..., 0] - np.sin(heading) * inward
-        y[edge] = mid[..., 1] + np.cos(heading) * inward
-        h[edge] = heading
-    if len(inner):
-        x0, y0, x1, y1 = rooms.core_bounds[mesa[inner]].T[:, :, None]
-        px = x0 + rng.uniform(0, 1, (len(inner), k)) * (x1 - x0)
-        py = y0 + rng.uniform(0, 1, (len(inner), k)) * (y1 - y0)
-        deep = shapely.contains_xy(rooms.core[mesa[inner]][:, None], px, py)
-        x[inner] = np.where(deep, px, 1e9)
-        y[inner] = py
-        h[inner] = rng.uniform(0, 2 * math.pi, (len(inner), k))
-    return x, y, h
+    share = np.mod((np.arange(k) + rng.random((a, k))) / k + rng.random((a, 1)), 1.0)
+    on = mesa[:, None]
+    edge = along_edge[:, None]
+    # along the cliff: the cliff's direction over 6 mm (one vertex's jitter does not turn the
+    # pueblo), the middle set in by half its width, the bend and the margin
+    p, q, mid = polar.along_edge(on, share * polar.length[on]
+                                 + np.array([-3.0, 3.0, 0.0])[:, None, None])
+    tangent = q - p
+    tangent /= np.sqrt(tangent.real ** 2 + tangent.imag ** 2)
+    radius = polar.radius[mesa]
+    bend = radius - np.sqrt(np.maximum(radius ** 2 - half[:, 0] ** 2, 0.0))
+    inward = (half[:, 1] + bend + margin + 0.5)[:, None]
+    # inside: a point spread evenly over the mesa shrunk by about the pueblo's half width
+    u = np.exp(2j * math.pi * share)
+    room = np.maximum(polar.reach(on, u) - half[:, 1:] - margin - 3.0, 0.0)
+    inner = np.sqrt(rng.random((a, k))) * room * u
+    turn = np.exp(2j * math.pi * rng.random((a, k)))
+    return (np.where(edge, mid + 1j * tangent * inward, inner),
+            np.where(edge, tangent, turn))
 
 
-def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: LayoutOptions
-                 ) -> list[Pueblo] | None:
-    """44 pueblos (16 of them divided, chosen at random) spread over the mesas."""
+def make_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], centres: np.ndarray,
+                 mesas: np.ndarray, options: LayoutOptions
+                 ) -> tuple[list[int], list[int], NDArray[np.object_]] | None:
+    """44 pueblos (16 of them divided, chosen at random) spread over the mesas (`outlines` at
+    `centres`, the polygons `mesas`): each pueblo's mesa, its number of sectors and the
+    sectors' polygons on the table, pueblo by pueblo. None if a mesa's pueblos do not fit."""
     counts = pueblo_counts(rng, options)
     divided = np.zeros(PUEBLOS, bool)
     divided[rng.choice(PUEBLOS, DIVIDED_PUEBLOS, replace=False)] = True
@@ -530,30 +701,20 @@ def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: Layou
     size = np.where(divided[:, None], options.divided_pueblo, options.single_pueblo)
     octagons, sectors = pueblo_shapes(size[:, 0] * scale, size[:, 1] * scale, divided,
                                       options.small_share)
-    ends = np.cumsum(counts).tolist()
-    outlines = [octagons[end - count:end] for count, end in zip(counts, ends)]
-    shapes = [sectors[end - count:end] for count, end in zip(counts, ends)]
-    poses = place_pueblos(rng, np.array([m.polygon for m in mesas]), outlines, options)
-    if poses is None:
+    at = complex_of(centres)
+    pose = place_pueblos(rng, outlines, complex_of(octagons), counts, at,
+                         shapely.get_exterior_ring(mesas), options)
+    if pose is None:
         return None
-    parts = [part for on in shapes for pueblo in on for part in pueblo]
-    at = np.array([pose for on, at in zip(shapes, poses) for pueblo, pose in zip(on, at)
-                   for _ in pueblo])
+    mesa_of = np.repeat(np.arange(len(counts)), counts)
+    z, w = pose
+    z += at[mesa_of]
+    parts = [part for pueblo in sectors for part in pueblo]
     lengths = [len(part) for part in parts]
-    every = np.repeat(at, lengths, axis=0)
-    corners = posed(np.concatenate(parts)[:, None], every[:, 0], every[:, 1], every[:, 2])[:, 0]
-    polys = iter(polygons_of(np.split(corners, np.cumsum(lengths)[:-1])))
-    pueblos: list[Pueblo] = []
-    for mesa, on in zip(mesas, shapes):
-        for parts in on:
-            pid = f"P{len(pueblos)}"
-            if len(parts) == 1:
-                spaces: tuple[Sector, ...] = (Sector(pid, pid, "single", next(polys)),)
-            else:
-                spaces = (Sector(pid + "s", pid, "small", next(polys)),
-                          Sector(pid + "l", pid, "large", next(polys)))
-            pueblos.append(Pueblo(pid, mesa.id, spaces))
-    return pueblos
+    split = [len(pueblo) for pueblo in sectors]
+    every = np.repeat(np.repeat(np.arange(PUEBLOS), split), lengths)
+    corners = xy_of(z[every] + complex_of(np.concatenate(parts)) * w[every])
+    return mesa_of.tolist(), split, _polygons(corners, lengths)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -562,51 +723,107 @@ def make_pueblos(rng: np.random.Generator, mesas: Sequence[Mesa], options: Layou
 
 def random_table(seed: int, sizes: Sizes = Sizes(), options: LayoutOptions = LayoutOptions()
                  ) -> Table:
-    """A random table that meets every setup rule, the same for the same seed on every run."""
+    """A random table that meets every setup rule, the same for the same seed on every run.
+
+    With the default options and sizes (the marker's aside) the construction meets the setup
+    rules by itself (`_guaranteed`), so only the rules that depend on where the tiles settled
+    and on the marker are judged (`_settled_problems`, in numpy); with any others every table
+    is judged by `check_table`."""
     seed = _check_seed(seed)
     problems: list[str] = []
+    judge = _settled_problems if _guaranteed(sizes, options) else check_table
     for attempt in range(options.attempts):
         rng = np.random.default_rng([seed, 0, attempt])
         table = _try_table(rng, sizes, options)
         if table is None:
             continue
-        problems = check_table(table)
+        problems = judge(table)
         if not problems:
             return table
     raise ValueError(f"no table for seed {seed} after {options.attempts} attempts"
                      + (f": {problems[0]}" if problems else ""))
 
 
+@functools.lru_cache(maxsize=8)
+def _guaranteed(sizes: Sizes, options: LayoutOptions) -> bool:
+    """Whether every table `_try_table` makes with these sizes and options meets the setup
+    rules that `_settled_problems` does not judge: the default options and sizes, the
+    marker's aside (a game's options set them). The tests prove it on many seeds
+    (tests/anasazi/test_layout_rules.py)."""
+    return options == LayoutOptions() and dataclasses.replace(
+        sizes, marker_length=Sizes.marker_length, marker_width=Sizes.marker_width) == Sizes()
+
+
+def _settled_problems(table: Table) -> list[str]:
+    """The setup rules of a random table that depend on where its tiles settled or on the
+    marker, judged in numpy on bounds that are never better than the truth: each expedition
+    camp (a square facing the centre, its start mark in the middle) nearer a mesa than one
+    marker (a mesa corner that near) and outside the outer circle of mesas, and each sector
+    reachable (a marker pointed at its nearest corner fits in the play area)."""
+    sizes, problems = table.sizes, list[str]()
+    camps = table.expedition_camps
+    centre = complex_of(np.array([e.start for e in camps]))
+    facing = centre / np.sqrt(_norm2(centre))  # each camp's axis towards the play area's edge
+    outer = [m.polygon for m in table.mesas if m.ring == "outer"]
+    # the outer mesas' corners in each camp's frame, by how far they lie beyond its sides
+    local = (complex_of(shapely.get_coordinates(outer))[None] - centre[:, None]) \
+        * np.conj(facing)[:, None]
+    half = sizes.expedition_camp_size / 2
+    beyond = np.maximum(np.abs(local.real) - half, 0) + 1j * np.maximum(np.abs(local.imag) - half, 0)
+    gap = _norm2(beyond).min(axis=1)
+    ring = _norm2(complex_of(shapely.get_coordinates(shapely.centroid(outer)))).max()
+    for e, g, c in zip(camps, gap.tolist(), _norm2(centre).tolist()):
+        if g >= sizes.marker_length ** 2:
+            problems.append(f"expedition camp {e.id} may be {sizes.marker_length:g} mm or more "
+                            "from the nearest mesa")
+        if c <= (math.sqrt(ring) + TOLERANCE) ** 2:
+            problems.append(f"expedition camp {e.id} is not outside the outer circle of mesas")
+    xy, index = shapely.get_coordinates([s.polygon for s in table.sectors], return_index=True)
+    near = np.minimum.reduceat(_norm2(complex_of(xy)), np.flatnonzero(np.diff(index, prepend=-1)))
+    far = near + (sizes.marker_width / 2) ** 2 > (sizes.play_area_radius - TOLERANCE) ** 2
+    problems += [f"sector {s.id} may not be reachable inside the play area"
+                 for s, f in zip(table.sectors, far.tolist()) if f]
+    return problems
+
+
 def _try_table(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions) -> Table | None:
     """One attempt at a table: outlines, camps, relaxation, pueblos. None if a step fails."""
-    radii = [options.centre_mesa_radius] + [options.inner_mesa_radius] * MESA_COUNTS["inner"] \
-        + [options.outer_mesa_radius] * MESA_COUNTS["outer"]
     if options.mesa_shapes is not None:
         outlines = [_centred(s) for s in options.mesa_shapes]
     else:
-        # the centre mesa has twice the vertices of the ring mesas
-        outlines = [*mesa_outlines(rng, np.array(radii[:1]), options),
-                    *mesa_outlines(rng, np.array(radii[1:]), options)]
-    camps, starts = camp_squares(rng, sizes, options)
-    centres = relax(outlines, start_positions(rng, options), camps, sizes, options)
-    if centres is None:
+        outlines = mesa_outlines(rng, options)
+    squares, starts = camp_squares(rng, sizes, options)
+    camps = polygons_of(list(squares))
+    settled = relax(outlines, start_positions(rng, options), camps, sizes, options)
+    if settled is None:
         return None
-    mesas = tuple(Mesa(f"M{i}", ring_of(i), poly) for i, poly in
-                  enumerate(polygons_of([o + c for o, c in zip(outlines, centres)])))
-    pueblos = make_pueblos(rng, mesas, options)
-    if pueblos is None:
+    centres, polys = settled
+    made = make_pueblos(rng, outlines, centres, polys, options)
+    if made is None:
         return None
+    mesa_of, split, sector_polys = made
+    mesas = tuple(Mesa(f"M{i}", ring_of(i), poly) for i, poly in enumerate(polys.tolist()))
+    made_polys = iter(sector_polys.tolist() + camps.tolist())
+    pueblos: list[Pueblo] = []
+    for m, parts in zip(mesa_of, split):
+        pid, mesa = f"P{len(pueblos)}", mesas[m].id
+        if parts == 1:
+            pueblos.append(Pueblo(pid, mesa, (Sector(pid, pid, "single", next(made_polys)),)))
+        else:
+            pueblos.append(Pueblo(pid, mesa, (Sector(pid + "s", pid, "small", next(made_polys)),
+                                              Sector(pid + "l", pid, "large", next(made_polys)))))
     expedition = tuple(
-        ExpeditionCamp(f"E{k + 1}", poly, (round(float(st[0]), DECIMALS),
-                                           round(float(st[1]), DECIMALS)))
-        for k, (poly, st) in enumerate(zip(polygons_of(list(camps)), starts)))
+        ExpeditionCamp(f"E{k + 1}", next(made_polys), (round(float(st[0]), DECIMALS),
+                                                       round(float(st[1]), DECIMALS)))
+        for k, st in enumerate(starts))
     return Table(mesas, tuple(pueblos), expedition, sizes)
 
 
 def _centred(shape: shapely.Polygon) -> np.ndarray:
-    """A given outline's vertices around its centroid."""
+    """A given outline's vertices around its centroid, counter-clockwise."""
     c = shape.centroid
-    return np.asarray(shape.exterior.coords)[:-1] - (c.x, c.y)
+    ring = shapely.orient_polygons(shape).exterior
+    return np.asarray(ring.coords)[:-1] - (c.x, c.y)
 
 
 def random_setup(players: int, seed: int, sizes: Sizes = Sizes(),

@@ -27,7 +27,8 @@ def summary_text(state: AnasaziState) -> str:
     started = sum(1 for ps in state.expeditions.values() if ps)
     laid = sum(len(ps) for ps in state.expeditions.values())
     track = ", ".join(f"{c} {state.track[c]}" for c in COLOURS)
-    held = "; ".join(f"player {p} " + (", ".join(f"{n} {c}" for c, n in h.items() if n) or "none")
+    # colours in the rulebook's order, not the dict's (a state read back from JSON has them sorted)
+    held = "; ".join(f"player {p} " + (", ".join(f"{h[c]} {c}" for c in COLOURS if h[c]) or "none")
                      for p, h in enumerate(state.holdings()))
     points = ", ".join(f"{s:g}" for s in state.scores())
     return (f"Anasazi, {state.num_players} players: {now}. {len(state.camps)} base camps built; "

@@ -1,7 +1,8 @@
-"""The random Anasazi table of each seed stays the one it was before the layout was sped up
-(issue 30): `layout_seeds.json` holds the hash of the setup JSON of seeds 0-50, made by the
-layout code of commit eb13b06, before any of that work. A seed whose table had to change is
-listed in the README's changelog and in `CHANGED` below.
+"""The random Anasazi table of each seed stays the one it is: `layout_seeds.json` holds the hash
+of the setup JSON of seeds 0-50, made by the layout code of commit 0937e48 (issue 30, item 2:
+the new layout changed every seed's table on purpose, README changelog of 2026-12-03, night;
+the hashes before it were made at eb13b06). A seed whose table has to change again is listed
+in the README's changelog and in `CHANGED` below, or the fixture is made anew and says why.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from pathlib import Path
 from games.anasazi.layout import make_setup
 
 FROZEN = json.loads((Path(__file__).with_name("layout_seeds.json")).read_text())["setups"]
-# Seeds whose setup the speed-up changed on purpose (named in the README's changelog).
+# Seeds whose setup changed on purpose since the fixture was made (named in the README's
+# changelog).
 CHANGED: frozenset[int] = frozenset()
 
 
@@ -23,8 +25,8 @@ def digest(seed: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def test_each_seed_lays_the_table_it_laid_before_the_speed_up() -> None:
-    """Seeds 0-50: the same setup JSON, byte for byte, as the old layout code made."""
+def test_each_seed_lays_the_table_it_laid_when_the_fixture_was_made() -> None:
+    """Seeds 0-50: the same setup JSON, byte for byte, as the fixture's layout code made."""
     changed = sorted(int(s) for s, h in FROZEN.items() if digest(int(s)) != h)
     assert len(FROZEN) == 51
     assert changed == sorted(CHANGED)

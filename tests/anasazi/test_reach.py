@@ -443,9 +443,9 @@ def test_chain_stops_at_the_last_marker_of_the_supply():
     data = GAME.make_setup(2, 7)
     data["sizes"]["markers"] = 1
     state = after_setup(data, 0)
-    r = reach(state, "E1", "P23", 2)
+    r = reach(state, "E2", "P26", 2)  # reachable with 2 markers and a full supply
     assert r.status == "unreachable" and "supply holds only 1 marker" in r.reason
-    one = reach(state, "E1", "P23", 1)
+    one = reach(state, "E2", "P26", 1)
     assert one.status == "unreachable"
     over = state.clone()
     over.apply(over.sample_markers(over.current, np.random.default_rng(0), 1)[0])
@@ -453,7 +453,7 @@ def test_chain_stops_at_the_last_marker_of_the_supply():
     with pytest.raises(ValueError, match="game is over"):
         over.turn_of(0)
     with pytest.raises(ValueError, match="game is over"):
-        reach(over, "E1", "P23", 2)
+        reach(over, "E2", "P26", 2)
 
 
 @pytest.fixture(scope="module")

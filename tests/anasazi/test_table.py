@@ -311,7 +311,10 @@ def test_overlapping_pueblos_and_sectors_are_named(setups):
     data = _data(setups)
     divided = next(p for p in data["pueblos"] if len(p["sectors"]) == 2)
     assert not any("overlap" in p for p in check_table(Setup.from_json(data).table))
-    _shift(divided["sectors"][0]["polygon"], 2.0, 2.0)
+    # the small sector 2 mm towards the large one's middle, whichever way the pueblo lies
+    small, large = (np.mean(s["polygon"]["shell"], axis=0) for s in divided["sectors"])
+    dx, dy = 2.0 * (large - small) / np.hypot(*(large - small))
+    _shift(divided["sectors"][0]["polygon"], dx, dy)
     assert f"the sectors of pueblo {divided['id']} overlap" in check_table(
         Setup.from_json(data).table)
 

@@ -243,6 +243,9 @@ class AnasaziGame(Game):
     hidden_information = True
     playout_requires = ("numba",)
     options, variants = OPTIONS, VARIANTS
+    # 2: the random table of every seed changed (the layout of 2026-12-03, night): rows of
+    # batches played on the tables before do not mix with rows played on these.
+    rules_version = 2
 
     def new_state(self, players: int, seed: int | None = None, setup: Any = None,
                   options: Mapping[str, Any] | None = None, check_setup: bool = True) -> AnasaziState:

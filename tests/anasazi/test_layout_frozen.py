@@ -13,7 +13,8 @@ from pathlib import Path
 
 from games.anasazi.layout import make_setup
 
-FROZEN = json.loads((Path(__file__).with_name("layout_seeds.json")).read_text())["setups"]
+FIXTURE = json.loads((Path(__file__).with_name("layout_seeds.json")).read_text())
+FROZEN = FIXTURE["setups"]
 # Seeds whose setup changed on purpose since the fixture was made (named in the README's
 # changelog).
 CHANGED: frozenset[int] = frozenset()
@@ -30,3 +31,12 @@ def test_each_seed_lays_the_table_it_laid_when_the_fixture_was_made() -> None:
     changed = sorted(int(s) for s, h in FROZEN.items() if digest(int(s)) != h)
     assert len(FROZEN) == 51
     assert changed == sorted(CHANGED)
+
+
+def test_the_fixture_names_the_rules_version_its_tables_belong_to() -> None:
+    """Rows of batches say which rules made them (`Game.rules_version`), and a seed's table is
+    part of what a row was played on: a fixture made anew for tables changed on purpose comes
+    with a new version, so that rows of the old tables and the new never mix."""
+    from games.anasazi import GAME
+
+    assert FIXTURE["rules_version"] == GAME.rules_version

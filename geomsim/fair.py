@@ -15,7 +15,6 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from geomsim import stats
 from geomsim.batch import Batch
@@ -42,7 +41,7 @@ def setup_estimate(setup_seed: int, rows: Sequence[Row]) -> dict[str, Any]:
     totals = wins.sum(axis=0)
     positions = [{"position": k, "win_rate": float(t / n), "ci95": list(stats.wilson(float(t), n))}
                  for k, t in enumerate(totals)]
-    p = float(scipy_stats.chisquare(totals).pvalue) if totals.sum() > 0 else 1.0
+    p = stats.chisquare_p(totals)
     by_turn = all(r.get("turn_order") for r in rows)  # else by player number (older rows)
     return {"setup": setup_seed, "games": n, "positions": positions, "by_turn": by_turn,
             "balance": balance_estimate(rows), "chisq_p": p, "wins": wins.tolist()}

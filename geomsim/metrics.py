@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from geomsim.files import write_text
-from geomsim.stats import (bootstrap_interval, describe, num, ordinal, partial_wins, pct, ranks,
-                           summarize, turn_values, wilson, win_share)
+from geomsim.stats import (bootstrap_interval, chisquare_p, describe, num, ordinal, partial_wins,
+                           pct, ranks, summarize, turn_values, wilson, win_share)
 
 Row = dict[str, Any]
 DOCS = "docs/metrics.md"
@@ -295,7 +294,7 @@ def turn_order_effect(rows: Sequence[Row]) -> dict[str, Any] | None:
     even = 1 / len(by_turn)
     worst = max(by_turn, key=lambda t: (round(abs(t["win_rate"] - even), 12), -t["turn"]))
     wins = np.array([t["wins"] for t in by_turn], dtype=float)
-    p = float(scipy_stats.chisquare(wins).pvalue) if wins.sum() > 0 else 1.0
+    p = chisquare_p(wins)
     return {"turn": worst["turn"], "win_rate": worst["win_rate"], "ci95": worst["ci95"],
             "deviation": worst["win_rate"] - even, "p_equal": p, "games": worst["games"]}
 

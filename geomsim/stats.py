@@ -12,12 +12,26 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from geomsim.rules import win_shares
 
 Z95 = 1.959963984540054  # the normal's 97.5% quantile: a two-sided 95% interval
 BOOTSTRAP_RESAMPLES = 1000
+
+
+def scipy_stats() -> Any:
+    """`scipy.stats`, imported on first use: importing it costs about 1.3 s of CPU, which every
+    command and worker process that imports this module (nearly all do, through the scenarios,
+    batches and setups) would pay though most never test anything (issue 30, item 5)."""
+    from scipy import stats
+
+    return stats
+
+
+def chisquare_p(counts: np.ndarray) -> float:
+    """The p-value of a chi-square test that every one of `counts` is equally likely (1.0 when
+    all are zero)."""
+    return float(scipy_stats().chisquare(counts).pvalue) if counts.sum() > 0 else 1.0
 
 
 # -- intervals and samples -------------------------------------------------------------------------
@@ -141,8 +155,8 @@ def paired_test(differences: Sequence[float]) -> dict[str, Any]:
         above, below = (0.0 if mean > 0 else 1.0), (0.0 if mean < 0 else 1.0)
         return {"n": n, "mean": mean, "ci95": [mean, mean], "p_above": above, "p_below": below,
                 "se": 0.0}
-    t = float(scipy_stats.t.ppf(0.975, n - 1))
-    dist = scipy_stats.t(n - 1)
+    dist = scipy_stats().t(n - 1)
+    t = float(dist.ppf(0.975))
     return {"n": n, "mean": mean, "ci95": [mean - t * se, mean + t * se], "se": se,
             "p_above": float(dist.sf(mean / se)), "p_below": float(dist.cdf(mean / se))}
 
@@ -160,7 +174,7 @@ def welch_test(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
         return {"n": int(min(x.size, y.size)), "mean": mean, "ci95": [mean, mean], "se": 0.0,
                 "p_above": 0.0 if mean > 0 else 1.0, "p_below": 0.0 if mean < 0 else 1.0}
     dof = (vx + vy) ** 2 / (vx ** 2 / (x.size - 1) + vy ** 2 / (y.size - 1))
-    dist = scipy_stats.t(dof)
+    dist = scipy_stats().t(dof)
     t = float(dist.ppf(0.975))
     return {"n": int(min(x.size, y.size)), "mean": mean, "ci95": [mean - t * se, mean + t * se],
             "se": se, "p_above": float(dist.sf(mean / se)), "p_below": float(dist.cdf(mean / se))}
@@ -175,7 +189,8 @@ def proportion_test(successes: float, n: int, bound: float) -> dict[str, float]:
         below = 0.0 if n and bound >= 1 > p else 1.0
         return {"p_above": above, "p_below": below}
     z = (successes / n - bound) / math.sqrt(bound * (1 - bound) / n)
-    return {"p_above": float(scipy_stats.norm.sf(z)), "p_below": float(scipy_stats.norm.cdf(z))}
+    normal = scipy_stats().norm
+    return {"p_above": float(normal.sf(z)), "p_below": float(normal.cdf(z))}
 
 
 # -- a batch's summary -----------------------------------------------------------------------------

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from geomsim import metrics as mt
 from geomsim.scenario.paths import lookup, property_path
 from geomsim.stats import (bootstrap_replicates, holm, ordinal, paired_test, partial_wins, pct,
-                           proportion_test, turn_values, welch_test, wilson, win_share)
+                           proportion_test, scipy_stats, turn_values, welch_test, wilson,
+                           win_share)
 
 ALPHA = 0.05
 MEASURES = ("turn", "seat", "bot", "metric")
@@ -195,7 +195,7 @@ class Claim:
         if self.distance == 0 or not math.isfinite(self.se) or self.se == 0:
             return (f"{self.games} games; the estimate sits on the bound: more games do not "
                     "decide it unless it moves")
-        z = float(scipy_stats.norm.ppf(1 - ALPHA / claims))
+        z = float(scipy_stats().norm.ppf(1 - ALPHA / claims))
         needed = self.games * (z * self.se / abs(self.distance)) ** 2
         more = max(1, math.ceil(needed - self.games))
         return f"{self.games} games; about {more:,} more would decide it at this estimate"

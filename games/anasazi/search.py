@@ -288,43 +288,8 @@ class SearchBot:
                 return value + END_PRIZE / len(winners)
             return value - END_PRIZE
         belief = self._belief(state, player)
-        next_turn = NEXT_TURN * pl.next_take(self.planner, state, belief, player, rng)
-        # The winner's prize as the end would give it, times the chance of winning: a leaf
-        # before the end and one at it are then valued alike (else ending the game ahead
-        # would look better than staying ahead, and ending it behind no worse than going on).
-        chance = win_chance(belief, state, next_turn)
-        return belief.utility(belief.hands, belief.track) + next_turn + \
-            END_PRIZE * (2.0 * chance - 1.0)
-
-
-def win_chance(belief: pl.Belief, state: AnasaziState, bonus: float = 0.0) -> float:
-    """The chance that `belief.player` ends the game with the most points: each player's final
-    score its expected one (`belief.player`'s plus `bonus`) and an independent normal error of
-    sd `spread` (what the rest of the game may bring), integrated over the searcher's error
-    (Gauss-Hermite): level players each win 1/n."""
-    scores = belief.scores(belief.hands, belief.track).tolist()
-    me = scores[belief.player] + bonus
-    sigma = spread(belief, state)
-    gaps = [(me - s) / sigma for q, s in enumerate(scores) if q != belief.player]
-    return sum(w * math.prod(0.5 * math.erfc(-(g + x) / math.sqrt(2.0)) for g in gaps)
-               for x, w in _NORMAL_NODES)
-
-
-# Nodes and weights of the expectation over a standard normal (probabilists' Hermite).
-_NORMAL_NODES = [(float(x), float(w / math.sqrt(2.0 * math.pi)))
-                 for x, w in zip(*np.polynomial.hermite_e.hermegauss(12))]
-SPREAD = 12.0  # sd of a player's final score about its expectation from the game's start
-LAST_SPREAD = 2.0  # and at its end (hidden cards, majorities tied or not)
-TOWER_MARKERS = 12  # markers a colour's missing tower is taken within, as a clock of the end
-
-
-def spread(belief: pl.Belief, state: AnasaziState) -> float:
-    """The sd of a player's final score about its expectation: as the square root of what is
-    left of the game, in markers (the last marker, or a colour's last tower, ends it)."""
-    missing = belief.towers_to_end - float(belief.track.max(initial=0.0))
-    left = min(float(belief.markers_left), TOWER_MARKERS * max(missing, 0.0))
-    share = left / max(state.sizes.markers, 1)
-    return math.sqrt(SPREAD ** 2 * share + LAST_SPREAD ** 2)
+        value = belief.utility(belief.hands, belief.track)
+        return value + NEXT_TURN * pl.next_take(self.planner, state, belief, player, rng)
 
 
 def make_search(arg: str | None) -> SearchBot:

@@ -249,32 +249,3 @@ def test_a_theft_takes_from_the_colour_its_victim_most_likely_doubles() -> None:
         TakeTreasure("red", 1)
     bot = search.SearchBot()
     assert bot.choose(state, 0, np.random.default_rng(0)) == TakeTreasure("blue", 1)
-
-
-def test_the_chance_of_winning_narrows_as_the_end_nears() -> None:
-    """anasazi/5.0 (a colour's fourth tower ends the game): level players each win 1 in 4; a
-    player far ahead is likelier to win, and likelier still when one tower is left to
-    end the game; the player behind, the other way."""
-    level = _holding()
-    assert search.win_chance(search.pl.Belief.of(level, 0), level) == pytest.approx(0.25, abs=1e-3)
-    chances = {}
-    for towers in (0, 3):
-        state = _holding(p0={"red": 3}, p1={"red": 1})  # 15 and the red majority, against 5
-        state.track["yellow"] = towers
-        for p in (0, 1):
-            chances[p, towers] = search.win_chance(search.pl.Belief.of(state, p), state)
-    assert 0.25 < chances[0, 0] < chances[0, 3] and chances[1, 3] < chances[1, 0] < 0.25
-
-
-def test_a_leaf_before_the_end_holds_the_winner_s_prize_times_the_chance_of_winning() -> None:
-    """A leaf at which the game goes on is valued like one at its end: the margin and the
-    prize for winning (`END_PRIZE`, its negative for losing) by the chance of winning."""
-    bot = search.SearchBot()
-    for hands, sign in (({"p0": {"red": 4}}, 1.0), ({"p1": {"red": 4}}, -1.0)):
-        state = _holding(**hands)
-        state.track["yellow"] = 3  # one tower from the end
-        belief = bot._belief(state, 0)
-        margin = belief.utility(belief.hands, belief.track) + search.NEXT_TURN * \
-            search.pl.next_take(bot.planner, state, belief, 0, np.random.default_rng(0))
-        prize = bot._leaf(state, 0, np.random.default_rng(0)) - margin
-        assert sign * prize > 0.9 * search.END_PRIZE

@@ -1,7 +1,11 @@
 """A search player for Anasazi: ``mcts[:iterations=N,seconds=T]``.
 
 Information-set search over the searcher's whole turn, judged by what the round after it does.
-Two stages each decision:
+First, what the others' hands say of their objective cards (`Objectives`: rule 5.1 doubles a
+card's colour, so a player leans to it; each held treasure makes its colour `OBJECTIVE_LEAN`
+times likelier, against the cards left). The searcher values the others by those odds, not the
+deck's, everywhere the planner's `Belief` would (the turns, the leaves, a camp theft's take),
+and the simulations deal the others' cards by them. Then two stages each decision:
 
 1. **Turns.** The planner's best first actions (`planner.main_choices`: markers from the exact
    windows of every wanted pueblo, blocking and thieving base camps) and, when the turn has a
@@ -12,9 +16,10 @@ Two stages each decision:
 2. **Rounds.** A simulation draws a determinization (hidden tower colours and the other
    players' objective cards, from the searcher's view), plays the turn in it, then lets every
    other player play its turn as the planner would, until the searcher is to move again or the
-   game ends (rule 5.0: the last marker, or a colour's fourth tower). The leaf's value is the
-   searcher's utility (its score against the best opponent's and their mean, as the planner's
-   `Belief` rates it) plus what its next turn can take from the ends the others left; at the end
+   game ends (rule 5.0: the last marker, or a colour's fourth tower). The others' cards are
+   dealt by the inferred odds. The leaf's value is the searcher's utility (its score against
+   the best opponent's and their mean, as the planner's `Belief` rates it, by the inferred
+   odds) plus what its next turn can take from the ends the others left; at the end
    of the game, the final scores of the determinization and a prize for winning, a penalty for
    losing (the tie-break of rule 5.1 included). Turns are compared on common random numbers
    (every turn of a round sees the same determinization and the same opponents' draws) and
@@ -22,7 +27,7 @@ Two stages each decision:
 
 The action played is the first of the best turn (the mean of its simulations); at the turn's
 second action, that turn's second (it was judged with the round after it), unless it is no
-longer legal. Follow-ups (a look, a take) are the planner's.
+longer legal. Follow-ups are the planner's: a look as it would; a take by the inferred odds.
 
 Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
 CPU time (a cap: results depend on the machine's speed only when it bites, and never on its
@@ -31,9 +36,9 @@ load). Both are bounded like every bot spec (`geomsim.bots`).
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -249,3 +249,23 @@ def test_a_theft_takes_from_the_colour_its_victim_most_likely_doubles() -> None:
         TakeTreasure("red", 1)
     bot = search.SearchBot()
     assert bot.choose(state, 0, np.random.default_rng(0)) == TakeTreasure("blue", 1)
+
+
+def test_the_turns_are_valued_by_the_inferred_odds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planner's candidates and values of the searcher's turns come from a belief in
+    which a player holding six blue treasures most likely doubles blue."""
+    beliefs: list[object] = []
+    real = search.pl.main_choices
+
+    def spy(*args: object, **kwargs: object) -> object:
+        beliefs.append(kwargs.get("belief"))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search.pl, "main_choices", spy)
+    state = _holding(p1={"blue": 6})
+    bot = search.SearchBot()
+    bot._inferred = search.Objectives.of(state, 0)
+    assert bot._turns(state, 0, np.random.default_rng(0))
+    blue = COLOURS.index("blue")
+    assert beliefs and all(isinstance(b, search.pl.Belief) and b.factor[1][blue] > 1.9
+                           for b in beliefs)

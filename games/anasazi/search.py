@@ -2,8 +2,8 @@
 
 Information-set search over the searcher's whole turn, judged by what the round after it does.
 First, what the others' hands say of their objective cards (`Objectives`: rule 5.1 doubles a
-card's colour, so a player leans to it; each held treasure makes its colour `OBJECTIVE_LEAN`
-times likelier, against the cards left). The searcher values the others by those odds, not the
+card's colour, so a player leans to it; each held treasure makes its colour as many times
+likelier as the card multiplies, against the cards left). The searcher values the others by those odds, not the
 deck's, everywhere the planner's `Belief` would (the turns, the leaves, a camp theft's take),
 and the simulations deal the others' cards by them. Then two stages each decision:
 
@@ -58,19 +58,17 @@ TURNS = 6  # turns kept for the simulations
 OPPONENT_SAMPLES = 32  # random placements per expedition of the modelled opponents
 NEXT_TURN = 0.8  # weight of what the searcher's next turn can take from one marker of an end
 END_PRIZE = pl.END_PRIZE  # utility of ending the game as its winner (its negative: not)
-# How much likelier a player holds a treasure of its objective colour than of another, per
-# treasure: the objective doubles that colour's worth (rule 5.1), so a player who counts points
-# takes it about twice as readily (in planners' games the hands bear out more; in greedy
-# players' games, whose hands are small, little: 2 costs them 0.04 nats a hand).
-OBJECTIVE_LEAN = 2.0
 
 
 @dataclass(frozen=True)
 class Objectives:
     """What `player` may infer of the others' objective cards: every assignment of colours to
     them, with its probability given the cards left (the deck less `player`'s own card) and the
-    treasures each holds (public): each held treasure of a colour makes that colour
-    `OBJECTIVE_LEAN` times likelier as its holder's objective."""
+    treasures each holds (public): each held treasure of a colour makes that colour `lean` times
+    likelier as its holder's objective. The lean is the card's multiplier (rule 5.1 doubles its
+    colour; the option `objective_multiplier`): a player who counts points takes a treasure
+    worth twice as much about twice as readily. (In planners' games the hands bear out more; in
+    greedy players' games, whose hands are small, little: a lean of 2 costs 0.04 nats a hand.)"""
 
     player: int
     others: tuple[int, ...]
@@ -78,9 +76,12 @@ class Objectives:
     odds: np.ndarray  # (assignments,) probabilities
 
     @classmethod
-    def of(cls, state: AnasaziState, player: int, lean: float = OBJECTIVE_LEAN) -> Objectives:
-        """From `state.observe(player)` only (what the seat may know)."""
+    def of(cls, state: AnasaziState, player: int, lean: float | None = None) -> Objectives:
+        """From `state.observe(player)` only (what the seat may know); `lean` by default the
+        objective card's multiplier (with 1, the cards' odds: the card changes nothing)."""
         seen = state.observe(player)
+        if lean is None:
+            lean = float(state.options["objective_multiplier"])
         others = tuple(q for q in range(seen["players"]) if q != player)
         pool = list(OBJECTIVES)
         if seen["objectives"][player] is not None:

@@ -191,6 +191,18 @@ def test_the_others_objectives_are_inferred_from_what_they_hold_and_the_cards_le
     assert all(o.tolist() == pytest.approx(deck) for o in plain.values())
 
 
+def test_the_inference_leans_as_much_as_the_card_multiplies() -> None:
+    """anasazi/5.1/objective-double under the option objective_multiplier: with 1 the card
+    changes nothing and the hands say nothing (the deck's odds); with 3 a hand says more."""
+    blue = COLOURS.index("blue")
+    odds = {}
+    for times in (1, 2, 3):
+        state = _holding(p1={"blue": 2})
+        state.options = {**state.options, "objective_multiplier": times}
+        odds[times] = search.Objectives.of(state, 0).colour_odds()[1][blue]
+    assert odds[1] == pytest.approx(2 / 7) and odds[1] < odds[2] < odds[3]
+
+
 def test_the_inference_sees_only_what_its_seat_may_know() -> None:
     """anasazi/3.0/secret-objective: the others' true cards change nothing of it."""
     state = _holding(p1={"blue": 2, "red": 1}, p3={"yellow": 1})

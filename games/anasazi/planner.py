@@ -653,11 +653,14 @@ class _Plan:
 
 
 def main_choices(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator,
-                 k: int, per_group: int = 3) -> list[tuple[Action, float]]:
+                 k: int, per_group: int = 3, belief: Belief | None = None
+                 ) -> list[tuple[Action, float]]:
     """The planner's `k` best legal main actions (markers, base camps) of `player`, who is to
-    make one now, with the plan's values, best first (for a search over them)."""
+    make one now, with the plan's values, best first (for a search over them); valued by
+    `belief` when given (a belief of `player`'s own), else by `Belief.of(state, player)`."""
     seen = state.determinize(player, rng)
-    return _Plan(bot, seen, Belief.of(state, player), player, rng).choices(state, k, per_group)
+    belief = Belief.of(state, player) if belief is None else belief
+    return _Plan(bot, seen, belief, player, rng).choices(state, k, per_group)
 
 
 def follow_up(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator
@@ -666,12 +669,12 @@ def follow_up(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.
     return bot.choose(state, player, rng)
 
 
-def turn_value(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator
-               ) -> float:
+def turn_value(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator,
+               belief: Belief | None = None) -> float:
     """How good `state` is for `player` when its turn is over, as the planner values it: its
     utility (the game's end's prize or penalty included), less what the next player could
-    take from the ends left (`GIFT` of the best)."""
-    belief = Belief.of(state, player)
+    take from the ends left (`GIFT` of the best); by `belief` when given (of `state`)."""
+    belief = Belief.of(state, player) if belief is None else belief
     ended = state.is_over()
     value = belief.utility(belief.hands, belief.track, ended)
     if ended:

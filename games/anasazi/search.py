@@ -1,7 +1,11 @@
 """A search player for Anasazi: ``mcts[:iterations=N,seconds=T]``.
 
 Information-set search over the searcher's whole turn, judged by what the round after it does.
-Two stages each decision:
+First, what the others' hands say of their objective cards (`Objectives`: rule 5.1 doubles a
+card's colour, so a player leans to it; each held treasure makes its colour as many times
+likelier as the card multiplies, against the cards left). The searcher values the others by those odds, not the
+deck's, everywhere the planner's `Belief` would (the turns, the leaves, a camp theft's take),
+and the simulations deal the others' cards by them. Then two stages each decision:
 
 1. **Turns.** The planner's best first actions (`planner.main_choices`: markers from the exact
    windows of every wanted pueblo, blocking and thieving base camps) and, when the turn has a
@@ -12,9 +16,10 @@ Two stages each decision:
 2. **Rounds.** A simulation draws a determinization (hidden tower colours and the other
    players' objective cards, from the searcher's view), plays the turn in it, then lets every
    other player play its turn as the planner would, until the searcher is to move again or the
-   game ends (rule 5.0: the last marker, or a colour's fourth tower). The leaf's value is the
-   searcher's utility (its score against the best opponent's and their mean, as the planner's
-   `Belief` rates it) plus what its next turn can take from the ends the others left; at the end
+   game ends (rule 5.0: the last marker, or a colour's fourth tower). The others' cards are
+   dealt by the inferred odds. The leaf's value is the searcher's utility (its score against
+   the best opponent's and their mean, as the planner's `Belief` rates it, by the inferred
+   odds) plus what its next turn can take from the ends the others left; at the end
    of the game, the final scores of the determinization and a prize for winning, a penalty for
    losing (the tie-break of rule 5.1 included). Turns are compared on common random numbers
    (every turn of a round sees the same determinization and the same opponents' draws) and
@@ -22,7 +27,7 @@ Two stages each decision:
 
 The action played is the first of the best turn (the mean of its simulations); at the turn's
 second action, that turn's second (it was judged with the round after it), unless it is no
-longer legal. Follow-ups (a look, a take) are the planner's.
+longer legal. Follow-ups are the planner's: a look as it would; a take by the inferred odds.
 
 Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
 CPU time (a cap: results depend on the machine's speed only when it bites, and never on its
@@ -31,6 +36,7 @@ load). Both are bounded like every bot spec (`geomsim.bots`).
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -38,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.anasazi import planner as pl
+from games.anasazi.components import COLOURS, OBJECTIVES
 from games.anasazi.rules import AnasaziState
 from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_float, positive_int
 from geomsim.reading import cut
@@ -51,6 +58,61 @@ TURNS = 6  # turns kept for the simulations
 OPPONENT_SAMPLES = 32  # random placements per expedition of the modelled opponents
 NEXT_TURN = 0.8  # weight of what the searcher's next turn can take from one marker of an end
 END_PRIZE = pl.END_PRIZE  # utility of ending the game as its winner (its negative: not)
+
+
+@dataclass(frozen=True)
+class Objectives:
+    """What `player` may infer of the others' objective cards: every assignment of colours to
+    them, with its probability given the cards left (the deck less `player`'s own card) and the
+    treasures each holds (public): each held treasure of a colour makes that colour `lean` times
+    likelier as its holder's objective. The lean is the card's multiplier (rule 5.1 doubles its
+    colour; the option `objective_multiplier`): a player who counts points takes a treasure
+    worth twice as much about twice as readily. (In planners' games the hands bear out more; in
+    greedy players' games, whose hands are small, little: a lean of 2 costs 0.04 nats a hand.)"""
+
+    player: int
+    others: tuple[int, ...]
+    assignments: tuple[tuple[str, ...], ...]  # a colour per player of `others`
+    odds: np.ndarray  # (assignments,) probabilities
+
+    @classmethod
+    def of(cls, state: AnasaziState, player: int, lean: float | None = None) -> Objectives:
+        """From `state.observe(player)` only (what the seat may know); `lean` by default the
+        objective card's multiplier (with 1, the cards' odds: the card changes nothing)."""
+        seen = state.observe(player)
+        if lean is None:
+            lean = float(state.options["objective_multiplier"])
+        others = tuple(q for q in range(seen["players"]) if q != player)
+        pool = list(OBJECTIVES)
+        if seen["objectives"][player] is not None:
+            pool.remove(seen["objectives"][player])
+        assignments, weights = [], []
+        for combo in itertools.product(COLOURS, repeat=len(others)):
+            # Ordered draws of these colours from the cards left: how many ways.
+            ways = 1
+            for colour in set(combo):
+                left = pool.count(colour)
+                for k in range(combo.count(colour)):
+                    ways *= max(left - k, 0)
+            if not ways:
+                continue
+            leaning = math.prod(lean ** seen["hands"][q][c] for q, c in zip(others, combo))
+            assignments.append(combo)
+            weights.append(ways * leaning)
+        odds = np.array(weights, float)
+        return cls(player, others, tuple(assignments), odds / odds.sum())
+
+    def draw(self, rng: np.random.Generator) -> tuple[str, ...]:
+        """One assignment, drawn by its probability."""
+        return self.assignments[int(rng.choice(len(self.assignments), p=self.odds))]
+
+    def colour_odds(self) -> dict[int, np.ndarray]:
+        """Each other player's probability of each colour (in `COLOURS` order)."""
+        found = {q: np.zeros(len(COLOURS)) for q in self.others}
+        for combo, p in zip(self.assignments, self.odds.tolist()):
+            for q, colour in zip(self.others, combo):
+                found[q][COLOURS.index(colour)] += p
+        return found
 
 
 @dataclass
@@ -76,9 +138,14 @@ class SearchBot:
     opponent: pl.PlannerBot = field(default_factory=lambda: pl.PlannerBot(OPPONENT_SAMPLES))
     # The turn chosen at its first action: (player, history length then, its actions).
     _planned: tuple[int, int, tuple[Action, ...]] | None = field(default=None, repr=False)
+    # What this decision infers of the others' objectives (made from the searcher's view).
+    _inferred: Objectives | None = field(default=None, repr=False)
 
     def choose(self, state: AnasaziState, player: int, rng: np.random.Generator) -> Action:
         """The first action of the turn that fared best in the simulated rounds."""
+        if state.phase == "play" and state.pending[:1] == ["take"]:
+            self._inferred = Objectives.of(state, player)
+            return self._take(state, player)
         if state.phase != "play" or state.pending:
             return pl.follow_up(self.planner, state, player, rng)
         second = self._second(state, player)
@@ -87,6 +154,7 @@ class SearchBot:
         # CPU time of this process, not the clock: on a loaded machine the clock would cut the
         # search short and make the player's strength depend on the load.
         deadline = time.process_time() + self.seconds
+        self._inferred = Objectives.of(state, player)
         turns = self._turns(state, player, rng)[:self.iterations]  # a round plays them all
         if not turns:
             return self.planner.choose(state, player, rng)
@@ -132,7 +200,8 @@ class SearchBot:
     # -- stage 1: the turns ----------------------------------------------------------------------
     def _turns(self, state: AnasaziState, player: int, rng: np.random.Generator) -> list[_Turn]:
         """The best `TURNS` turns as the planner values them, best first."""
-        firsts = pl.main_choices(self.planner, state, player, rng, FIRSTS)
+        firsts = pl.main_choices(self.planner, state, player, rng, FIRSTS,
+                                 belief=self._belief(state, player))
         if state.actions_left < 2:
             return [_Turn((a,), v) for a, v in firsts[:TURNS]]
         turns: list[_Turn] = []
@@ -141,13 +210,16 @@ class SearchBot:
             seen.apply(first, player)
             self._follow_ups(seen, player, rng)
             if seen.is_over() or seen.to_move() != (player,):
-                turns.append(_Turn((first,), pl.turn_value(self.planner, seen, player, rng)))
+                turns.append(_Turn((first,), pl.turn_value(self.planner, seen, player, rng,
+                                                           self._belief(seen, player))))
                 continue
-            for second, _ in pl.main_choices(self.planner, seen, player, rng, SECONDS_PER_FIRST):
+            for second, _ in pl.main_choices(self.planner, seen, player, rng, SECONDS_PER_FIRST,
+                                             belief=self._belief(seen, player)):
                 after = seen.clone()
                 after.apply(second, player)
                 self._follow_ups(after, player, rng)
-                turns.append(_Turn((first, second), pl.turn_value(self.planner, after, player, rng)))
+                turns.append(_Turn((first, second), pl.turn_value(
+                    self.planner, after, player, rng, self._belief(after, player))))
         # Each first action's best turn before any's second best: the search decides the first.
         rank: dict[Action, int] = {}
         keyed: list[tuple[int, float, int, _Turn]] = []
@@ -157,9 +229,29 @@ class SearchBot:
         return [turn for *_, turn in sorted(keyed)][:TURNS]
 
     def _follow_ups(self, state: AnasaziState, player: int, rng: np.random.Generator) -> None:
-        """The searcher's open decisions of the turn (a look, a take), by the planner."""
+        """The searcher's open decisions of the turn: a take as `_take`, a look by the
+        planner."""
         while not state.is_over() and state.to_move() == (player,) and state.pending:
-            state.apply(pl.follow_up(self.planner, state, player, rng), player)
+            action = self._take(state, player) if state.pending[0] == "take" else \
+                pl.follow_up(self.planner, state, player, rng)
+            state.apply(action, player)
+
+    def _belief(self, state: AnasaziState, player: int) -> pl.Belief:
+        """The planner's belief of `player` in `state`, the others' objective odds as this
+        decision infers them from their hands (`Objectives`) rather than uniform."""
+        belief = pl.Belief.of(state, player)
+        inferred = self._inferred
+        if inferred is not None and inferred.player == player and state.objectives_dealt():
+            times = float(state.options["objective_multiplier"])
+            for q, odds in inferred.colour_odds().items():
+                belief.factor[q] = 1.0 + (times - 1.0) * odds
+        return belief
+
+    def _take(self, state: AnasaziState, player: int) -> Action:
+        """A camp theft's take (rule 4.2): the treasure whose move gains most by `_belief`
+        (the one the likely holder of that objective colour loses most by)."""
+        return pl.PlannerBot._take(self._belief(state, player),
+                                   list(state.legal_actions(player)))  # type: ignore[call-overload]
 
     # -- stage 2: the rounds ---------------------------------------------------------------------
     def _simulate(self, state: AnasaziState, player: int, actions: tuple[Action, ...],
@@ -167,6 +259,11 @@ class SearchBot:
         """The value for `player` of playing `actions` and the round after them, in the
         determinization and with the opponents' draws of `seed`."""
         sim = state.determinize(player, np.random.default_rng(seed))
+        inferred = self._inferred
+        if inferred is not None and inferred.player == player and sim.objectives_dealt():
+            # The others' cards as their hands suggest, not uniformly from the deck.
+            drawn = dict(zip(inferred.others, inferred.draw(np.random.default_rng(seed + 3))))
+            sim.objectives = tuple(drawn.get(q, card) for q, card in enumerate(sim.objectives))
         mine, theirs = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
         for action in actions:
             if sim.is_over() or sim.to_move() != (player,):
@@ -196,7 +293,7 @@ class SearchBot:
             if player in winners:
                 return value + END_PRIZE / len(winners)
             return value - END_PRIZE
-        belief = pl.Belief.of(state, player)
+        belief = self._belief(state, player)
         value = belief.utility(belief.hands, belief.track)
         return value + NEXT_TURN * pl.next_take(self.planner, state, belief, player, rng)
 

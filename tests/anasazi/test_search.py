@@ -10,7 +10,8 @@ import pytest
 from games.anasazi import GAME
 from games.anasazi import legality as lg
 from games.anasazi import search
-from games.anasazi.actions import PlaceMarker
+from games.anasazi.actions import PlaceMarker, TakeTreasure
+from games.anasazi.components import COLOURS
 from games.anasazi.rules import AnasaziState
 from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, make_bot
 from tests.anasazi.test_planner import _to_play, assert_sees_only_its_seat
@@ -160,3 +161,123 @@ def test_the_time_cap_stops_the_search_before_a_simulation_would_overrun_it(
     action = bot.choose(state, state.current, np.random.default_rng(3))
     assert len(ran) == 3 and clock[0] <= 1.0
     assert state.check(action, state.current).ok
+
+
+def _holding(player: int = 0, **hands: dict[str, int]) -> AnasaziState:
+    """A state of play with `player` to move, no tower on the track, objectives white, red,
+    blue, yellow by seat, and the hands given by seat (``p1={"blue": 6}``); the rest empty."""
+    state = _to_play(3)
+    state.current = player
+    state.track = {colour: 0 for colour in state.track}
+    state.objectives = ("white", "red", "blue", "yellow")
+    for p, hand in enumerate(state.hands):
+        for colour in hand:
+            hand[colour] = hands.get(f"p{p}", {}).get(colour, 0)
+    return state
+
+
+def test_the_others_objectives_are_inferred_from_what_they_hold_and_the_cards_left() -> None:
+    """anasazi/5.1 (an objective doubles its colour): a player holding six blue treasures
+    most likely has the blue card; with nothing held, the odds are the deck's (the seven
+    cards but the searcher's own white one: white 1/7, the others 2/7)."""
+    state = _holding(p1={"blue": 6})
+    odds = search.Objectives.of(state, 0).colour_odds()
+    blue, white = COLOURS.index("blue"), COLOURS.index("white")
+    assert sorted(odds) == [1, 2, 3] and all(o.sum() == pytest.approx(1.0) for o in odds.values())
+    assert odds[1][blue] > 0.9
+    assert odds[1][white] < odds[2][white] == pytest.approx(odds[3][white])
+    plain = search.Objectives.of(_holding(), 0).colour_odds()
+    deck = [1 / 7 if c == "white" else 2 / 7 for c in COLOURS]
+    assert all(o.tolist() == pytest.approx(deck) for o in plain.values())
+
+
+def test_the_inference_leans_as_much_as_the_card_multiplies() -> None:
+    """anasazi/5.1/objective-double under the option objective_multiplier: with 1 the card
+    changes nothing and the hands say nothing (the deck's odds); with 3 a hand says more."""
+    blue = COLOURS.index("blue")
+    odds = {}
+    for times in (1, 2, 3):
+        state = _holding(p1={"blue": 2})
+        state.options = {**state.options, "objective_multiplier": times}
+        odds[times] = search.Objectives.of(state, 0).colour_odds()[1][blue]
+    assert odds[1] == pytest.approx(2 / 7) and odds[1] < odds[2] < odds[3]
+
+
+def test_the_inference_sees_only_what_its_seat_may_know() -> None:
+    """anasazi/3.0/secret-objective: the others' true cards change nothing of it."""
+    state = _holding(p1={"blue": 2, "red": 1}, p3={"yellow": 1})
+    other = state.clone()
+    other.objectives = ("white", "yellow", "red", "blue")
+    assert other.observe(0) == state.observe(0)
+    a, b = search.Objectives.of(state, 0), search.Objectives.of(other, 0)
+    assert a.assignments == b.assignments and a.odds.tolist() == b.odds.tolist()
+
+
+def test_the_simulations_deal_the_others_the_objectives_their_hands_suggest(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player holding six blue treasures has the blue card in nearly every simulation (a
+    uniform deal from the deck would give it 2 in 7)."""
+    dealt: list[str] = []
+
+    def leaf(self: search.SearchBot, state: AnasaziState, player: int,
+             rng: np.random.Generator) -> float:
+        dealt.append(state.objectives[1])
+        return 0.0
+
+    monkeypatch.setattr(search.SearchBot, "_leaf", leaf)
+    state = _holding(p1={"blue": 6})
+    bot = search.SearchBot()
+    bot._inferred = search.Objectives.of(state, 0)
+    turn = search.pl.main_choices(bot.planner, state, 0, np.random.default_rng(0), 1)[0][0]
+    for seed in range(12):
+        bot._simulate(state, 0, (turn,), seed)
+    assert len(dealt) == 12 and dealt.count("blue") >= 10
+
+
+def test_the_leaf_counts_the_objective_a_leaders_hand_suggests() -> None:
+    """The leader holds six blue treasures: with its likely blue card its score is higher
+    than the deck's odds make it, so the searcher's position is worse."""
+    state = _holding(p0={"red": 3}, p1={"blue": 6})
+    bot, rng = search.SearchBot(), np.random.default_rng(0)
+    uniform = bot._leaf(state, 0, rng)
+    bot._inferred = search.Objectives.of(state, 0)
+    belief = bot._belief(state, 0)
+    assert belief.factor[1][COLOURS.index("blue")] > 1.9
+    assert belief.factor[0].tolist() == search.pl.Belief.of(state, 0).factor[0].tolist()
+    assert bot._leaf(state, 0, np.random.default_rng(0)) < uniform - 3.0
+
+
+def test_a_theft_takes_from_the_colour_its_victim_most_likely_doubles() -> None:
+    """anasazi/4.2 (camp theft): player 1 holds four blue treasures and a red one. Red is worth
+    5, blue 4 (a blue tower on the track): by the deck's odds the planner takes the red; the
+    search, reading player 1's likely blue card, takes a blue (the searcher holds five of each
+    colour, so no majority changes hands)."""
+    five = {colour: 5 for colour in COLOURS}
+    state = _holding(p0=five, p1={"red": 1, "blue": 4})
+    state.track["blue"] = 1
+    state.pending = ["take"]
+    space = list(state.legal_actions(0))  # type: ignore[call-overload]
+    assert search.pl.PlannerBot._take(search.pl.Belief.of(state, 0), space) == \
+        TakeTreasure("red", 1)
+    bot = search.SearchBot()
+    assert bot.choose(state, 0, np.random.default_rng(0)) == TakeTreasure("blue", 1)
+
+
+def test_the_turns_are_valued_by_the_inferred_odds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planner's candidates and values of the searcher's turns come from a belief in
+    which a player holding six blue treasures most likely doubles blue."""
+    beliefs: list[object] = []
+    real = search.pl.main_choices
+
+    def spy(*args: object, **kwargs: object) -> object:
+        beliefs.append(kwargs.get("belief"))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search.pl, "main_choices", spy)
+    state = _holding(p1={"blue": 6})
+    bot = search.SearchBot()
+    bot._inferred = search.Objectives.of(state, 0)
+    assert bot._turns(state, 0, np.random.default_rng(0))
+    blue = COLOURS.index("blue")
+    assert beliefs and all(isinstance(b, search.pl.Belief) and b.factor[1][blue] > 1.9
+                           for b in beliefs)

@@ -452,6 +452,21 @@ def bot_help(game: Game | None = None) -> list[str]:
     return [BOT_HELP[n] for n in BOTS] + [h for _, h in game_bots(game).values()]
 
 
+def split_bots(text: str) -> list[str]:
+    """The bot specs of a comma-separated list: ``"mcts:iterations=20,seconds=1.8,planner"`` is
+    ``["mcts:iterations=20,seconds=1.8", "planner"]``. A piece ``key=value`` after a bot's
+    argument continues that argument (a bot's name never holds ``=``)."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def make_bot(spec: str | Bot, game: Game | None = None, outside: bool = False) -> Bot:
     """The bot named by `spec` (``"greedy"``, ``"ismcts:200"``), among the engine's bots and
     those `game` provides (``"planner"`` for Anasazi), or with `outside` from outside geomsim

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 from dataclasses import dataclass
 
 import numpy as np
@@ -445,3 +446,28 @@ def test_figures_must_be_a_dict() -> None:
 
     with pytest.raises(TypeError, match="State.figures\\(\\) must return a dict, not list"):
         play_game(BadFigures(), 2, ["random", "random"], 0)
+
+
+def test_a_list_of_bots_keeps_each_bots_keyword_arguments_together() -> None:
+    """`-b mcts:iterations=20,seconds=1.8,planner` names two bots, not three: a ``key=value``
+    piece after a bot's argument continues that argument."""
+    from geomsim.bots import split_bots
+
+    assert split_bots("mcts:iterations=20,seconds=1.8,planner") == [
+        "mcts:iterations=20,seconds=1.8", "planner"]
+    assert split_bots(" greedy , ismcts:200,,random ") == ["greedy", "ismcts:200", "random"]
+    assert split_bots("pkg.players:make,greedy") == ["pkg.players:make", "greedy"]
+    # A bare key=value with no bot argument before it stays a spec of its own (and fails as one).
+    assert split_bots("greedy,seconds=1") == ["greedy", "seconds=1"]
+
+
+def test_analyze_seats_a_bot_whose_argument_holds_commas(tmp_path: Path) -> None:
+    """The command line's line-up takes ``mcts:iterations=N,seconds=T`` as one seat."""
+    from geomsim import cli
+
+    out = tmp_path / "out"
+    argv = ["analyze", "anasazi", "-b", "mcts:iterations=1,seconds=0.05,random,random,random",
+            "-n", "1", "--max-steps", "4", "-w", "1", "-o", str(out), "--no-progress"]
+    assert cli.main(argv) == 0
+    row = json.loads((out / "games.jsonl").read_text().splitlines()[0])
+    assert row["bots"] == ["mcts:iterations=1,seconds=0.05", "random", "random", "random"]

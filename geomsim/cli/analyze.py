@@ -26,7 +26,7 @@ from geomsim.analysis import (
     write_summary,
 )
 from geomsim.batch import Batch, lineup_of
-from geomsim.bots import make_bot
+from geomsim.bots import make_bot, split_bots
 from geomsim.cli.common import IN_FILE, SEED, OutputPath, UserError, chosen_options, command, option_flags
 from geomsim.reading import MAX_SEED
 
@@ -58,7 +58,7 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
     if seed + games - 1 > MAX_SEED:  # game i plays seed + i
         raise UserError(f"--seed {seed} with --games {games}: the last game's seed "
                         f"{seed + games - 1} is over {MAX_SEED}")
-    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    specs = split_bots(bots)
     try:
         game.check_players(players)
         lineup = lineup_of(specs, players)

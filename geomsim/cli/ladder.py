@@ -9,7 +9,7 @@ import click
 
 from geomsim.analysis import check_resume, dask_pool, local_pool, resolve_game
 from geomsim.batch import Batch
-from geomsim.bots import make_bot
+from geomsim.bots import make_bot, split_bots
 from geomsim.cli.analyze import _default_workers, batch_stops
 from geomsim.cli.common import SEED, OutputPath, UserError, command
 from geomsim.ladder import (
@@ -33,7 +33,7 @@ def _ladder_from_options(game_name: str, players: int | None, bots: str, deals: 
         game = resolve_game(game_name)
     except Exception as e:
         raise UserError(str(e) if ":" not in game_name else f"{game_name}: {e}") from None
-    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    specs = split_bots(bots)
     if len(specs) < 2:
         raise UserError("--bots: name at least two bots to rank")
     twice = sorted({b for b in specs if specs.count(b) > 1})

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from geomsim.bots import split_bots
 from geomsim.rules import Action, Event, State
 from geomsim.scenario.model import Expectation, Scenario, as_list, contributed_kinds
 from geomsim.scenario.paths import lookup, property_path
@@ -235,7 +236,7 @@ _BATCHES: dict[tuple[int, int, str], tuple[State, list[dict[str, Any]]]] = {}
 def analysis_bots(spec: Mapping[str, Any]) -> list[str]:
     """The bot specs of an ``analysis`` mapping (a list, or one comma-separated string)."""
     bots = spec["bots"]
-    return [b.strip() for b in (bots.split(",") if isinstance(bots, str) else bots) if b.strip()]
+    return split_bots(bots) if isinstance(bots, str) else [b.strip() for b in bots if b.strip()]
 
 
 def expect_analysis(moment: Moment, exp: Expectation) -> Claim:

@@ -335,11 +335,6 @@ class _Overlap:
         self.camp_reach = (self.radii[:, None] + camp_radius + within) ** 2
         # the outlines as polygons, moved to each measure's centres in place (closed rings)
         self.closed = z[closed]
-        # each outline's vertices in a row (its centre's frame), the short ones padded with
-        # their first vertex: the reach of each along any direction, for the pairs at once
-        width = int(max(len(o) for o in outlines))
-        self.rows = np.repeat(z[starts][:, None], width, axis=1)
-        self.rows[index, np.arange(len(z)) - starts[index]] = z
         self.placed = cast(NDArray[np.object_], shapely.polygons(shapely.linearrings(
             every, indices=index)))
 
@@ -351,24 +346,12 @@ class _Overlap:
         if _norm2(shifted).max() > self.inside:
             return False
         placed = self.placed
-        near = np.flatnonzero(_norm2(at[self.i] - at[self.j]) < self.pair_reach)
-        near = near[self._parted(at, self.i[near], self.j[near]) <= self.within + TOLERANCE]
-        mi, ci = np.nonzero(_norm2(at[:, None] - self.camp_centres[None]) < self.camp_reach)
         shapely.set_coordinates(placed, xy_of(shifted))
+        near = np.flatnonzero(_norm2(at[self.i] - at[self.j]) < self.pair_reach)
+        mi, ci = np.nonzero(_norm2(at[:, None] - self.camp_centres[None]) < self.camp_reach)
         left = np.concatenate([placed[self.i[near]], placed[mi]])
         right = np.concatenate([placed[self.j[near]], self.camps[ci]])
         return not shapely.dwithin(left, right, self.within).any()
-
-    def _parted(self, at: Complex, i: NDArray[np.intp], j: NDArray[np.intp]) -> Array:
-        """A lower bound of the distance between outlines i and j (centres `at`): the width of
-        the band between them across the line of their centres (each outline's farthest reach
-        along it). Half the pairs whose bounding circles are near are farther apart than the
-        overlap measure looks (`within`) by this bound, and need no shapely call."""
-        u = at[j] - at[i]
-        length = np.sqrt(_norm2(u))
-        u = np.conj(u / length)[:, None]
-        return cast(Array, length - (self.rows[i] * u).real.max(axis=1)
-                    + (self.rows[j] * u).real.min(axis=1))
 
     def placed_at(self, centres: np.ndarray) -> NDArray[np.object_]:
         """The outlines' polygons at `centres`, coordinates rounded to `DECIMALS`, made from

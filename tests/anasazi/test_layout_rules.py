@@ -115,29 +115,6 @@ def test_two_discs_cover_a_pueblo(length, aspect, scale):
     assert np.hypot(*(right - [e[0], 0]).T).max() == pytest.approx(radius[0])
 
 
-def test_the_overlap_measure_skips_only_pairs_the_band_parts():
-    """The relaxation's measure skips the shapely call for a pair of outlines when the band
-    across their line of centres is wider than it looks (`_Overlap._parted`): that band is
-    never wider than the outlines' true distance, and it does part many of the pairs."""
-    sizes, options = Sizes(), LayoutOptions()
-    parted = 0
-    for seed in range(6):
-        rng = np.random.default_rng([seed, 0, 0])
-        outlines = layout.mesa_outlines(rng, options)
-        squares, _ = layout.camp_squares(rng, sizes, options)
-        centres = layout.start_positions(rng, options)
-        overlap = layout._Overlap(outlines, layout.polygons_of(list(squares)), 4.0, 0.25,
-                                  sizes.play_area_radius)
-        at = layout.complex_of(centres)
-        i, j = overlap.i, overlap.j
-        band = overlap._parted(at, i, j)
-        polys = [shapely.Polygon(o + c) for o, c in zip(outlines, centres)]
-        true = shapely.distance(np.array(polys)[i], np.array(polys)[j])
-        assert (band <= true + 1e-9).all(), seed
-        parted += int(((band > overlap.within) & (true < 40.0)).sum())
-    assert parted > 50
-
-
 def test_the_polar_view_finds_the_cliff_a_ray_crosses():
     """`_Polar.reach` is where a ray from the centre meets the outline (shapely's intersection),
     and `_Polar.depth` how far a point on that ray lies inside the line of the edge it meets."""

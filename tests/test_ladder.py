@@ -256,3 +256,16 @@ def test_known_bots_win_over_modules_and_an_outside_bot_seats() -> None:
     # Elsewhere (a scenario, a rows file, a web page) a spec never imports a module.
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("tests.test_ladder:make_first_legal", GRID)
+
+
+def test_analyze_seats_an_outside_bot_from_the_command_line(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    """`analyze -b` takes ``package.module:callable`` as `ladder --bots` does (the command line
+    names it: no file makes geomsim import a module)."""
+    out = tmp_path / "out"
+    argv = ["analyze", TOY, "-b", "tests.test_ladder:make_first_legal,random", "-n", "2",
+            "-w", "1", "-o", str(out), "--no-progress"]
+    assert run(argv, capsys)[0] == 0
+    rows = read_rows(out / "games.jsonl")
+    assert len(rows) == 2 and all("first-legal" in r["bots"] for r in rows)

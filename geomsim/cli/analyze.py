@@ -63,7 +63,7 @@ def _batch_from_options(game_name: str, players: int | None, bots: str, games: i
         game.check_players(players)
         lineup = lineup_of(specs, players)
         for spec in set(lineup):
-            make_bot(spec, game)
+            make_bot(spec, game, outside=True)  # the command line may seat outside bots
     except ValueError as e:
         raise UserError(str(e)) from None
     if compiled:
@@ -108,7 +108,8 @@ def batch_stops(output: Callable[[], Path]) -> Iterator[None]:
               help="Number of players (default: the scenario's, else the game's maximum).")
 @click.option("--bots", "-b", default="random", show_default=True,
               help="Comma-separated bots by seat, repeated to fill the seats: random, greedy[:K], "
-                   "ismcts[:N|:Ts][:D] (see docs/analysis.md).")
+                   "ismcts[:N|:Ts][:D] (see docs/analysis.md), or package.module:callable "
+                   "for a bot from outside geomsim.")
 @click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
               help="Number of games.")
 @click.option("--seed", "-s", type=SEED, default=0, show_default=True,

@@ -336,14 +336,9 @@ class PlannerBot:
         if seen.pending:
             space = list(state.legal_actions(player))  # type: ignore[call-overload]
             if seen.pending[0] == "take":
-                return self._take(belief, space)
+                return best_take(belief, space)
             return self._look(seen, player, space)
         return _Plan(self, seen, belief, player, rng).best(state)
-
-    @staticmethod
-    def _take(belief: Belief, space: list[Action]) -> Action:
-        gain, take = belief.best_steal(belief.hands, belief.track)
-        return take if take is not None and take in space else space[0]
 
     @staticmethod
     def _look(seen: Any, player: int, space: Any) -> Action:
@@ -583,9 +578,9 @@ class _Plan:
         r = self.sizes.base_camp_radius
         half_diagonal = math.hypot(self.sizes.marker_length, self.sizes.marker_width) / 2
         for cands in markers:
-            if not cands.their_best.any():
-                continue
             keep = np.flatnonzero(cands.their_best > 0)
+            if not len(keep):
+                continue
             worth = cands.theirs[keep]
             cols = np.flatnonzero(worth.any(axis=0))
             worth = worth[:, cols]
@@ -650,6 +645,13 @@ class _Plan:
     def _marker(cands: _Candidates, i: int) -> PlaceMarker:
         pose = cands.placer.settle(Pose(float(cands.x[i]), float(cands.y[i]), float(cands.h[i])))
         return PlaceMarker.at(cands.expedition, pose)
+
+
+def best_take(belief: Belief, space: list[Action]) -> Action:
+    """A camp theft's take (rule 4.2) among the legal `space`: the treasure whose move gains
+    `belief`'s utility most (the first action of `space` when none is among them)."""
+    gain, take = belief.best_steal(belief.hands, belief.track)
+    return take if take is not None and take in space else space[0]
 
 
 def main_choices(bot: PlannerBot, state: AnasaziState, player: int, rng: np.random.Generator,

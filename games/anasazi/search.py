@@ -36,6 +36,7 @@ load). Both are bounded like every bot spec (`geomsim.bots`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -107,11 +108,18 @@ class Objectives:
         return self.assignments[int(rng.choice(len(self.assignments), p=self.odds))]
 
     def colour_odds(self) -> dict[int, np.ndarray]:
-        """Each other player's probability of each colour (in `COLOURS` order)."""
+        """Each other player's probability of each colour (in `COLOURS` order; made once: a
+        decision's every belief asks it)."""
+        return self._colour_odds
+
+    @functools.cached_property
+    def _colour_odds(self) -> dict[int, np.ndarray]:
         found = {q: np.zeros(len(COLOURS)) for q in self.others}
         for combo, p in zip(self.assignments, self.odds.tolist()):
             for q, colour in zip(self.others, combo):
                 found[q][COLOURS.index(colour)] += p
+        for odds in found.values():
+            odds.flags.writeable = False  # shared by every belief of the decision
         return found
 
 
@@ -250,8 +258,8 @@ class SearchBot:
     def _take(self, state: AnasaziState, player: int) -> Action:
         """A camp theft's take (rule 4.2): the treasure whose move gains most by `_belief`
         (the one the likely holder of that objective colour loses most by)."""
-        return pl.PlannerBot._take(self._belief(state, player),
-                                   list(state.legal_actions(player)))  # type: ignore[call-overload]
+        return pl.best_take(self._belief(state, player),
+                            list(state.legal_actions(player)))  # type: ignore[call-overload]
 
     # -- stage 2: the rounds ---------------------------------------------------------------------
     def _simulate(self, state: AnasaziState, player: int, actions: tuple[Action, ...],

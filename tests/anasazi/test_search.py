@@ -257,7 +257,7 @@ def test_a_theft_takes_from_the_colour_its_victim_most_likely_doubles() -> None:
     state.track["blue"] = 1
     state.pending = ["take"]
     space = list(state.legal_actions(0))  # type: ignore[call-overload]
-    assert search.pl.PlannerBot._take(search.pl.Belief.of(state, 0), space) == \
+    assert search.pl.best_take(search.pl.Belief.of(state, 0), space) == \
         TakeTreasure("red", 1)
     bot = search.SearchBot()
     assert bot.choose(state, 0, np.random.default_rng(0)) == TakeTreasure("blue", 1)

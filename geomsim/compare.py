@@ -24,7 +24,7 @@ import numpy as np
 
 from geomsim import stats
 from geomsim.batch import Batch, kind_of
-from geomsim.metrics import balance_of
+from geomsim.metrics import balance_of, balance_of_columns
 from geomsim.reading import DataError
 from geomsim.rules import Game
 
@@ -184,13 +184,12 @@ def position_wins(row: Row) -> list[float]:
 
 def balance_estimate(rows: Sequence[Row]) -> dict[str, Any]:
     """Ludii's Balance (1 - the largest gap between two turn positions' mean partial wins) with
-    a bootstrap 95% interval over games."""
+    its 95% interval (`metrics.balance_of_columns`)."""
     columns = np.array([position_wins(r) for r in rows], dtype=float).T
     if not columns.size:
         return {"n": 0, "value": None, "ci95": None}
-    value = float(balance_of(columns.mean(axis=1)[None, :])[0])
-    low, high = stats.bootstrap_interval(columns, balance_of)
-    return {"n": len(rows), "value": value, "ci95": [low, high]}
+    found = balance_of_columns(columns)
+    return {"n": len(rows), "value": found["value"], "ci95": found["ci95"]}
 
 
 def balance_difference(first: Sequence[Row], other: Sequence[Row]) -> dict[str, Any]:

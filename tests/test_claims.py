@@ -4,6 +4,7 @@ comparisons of two figures paired by game."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -102,3 +103,15 @@ def test_malformed_claims_are_one_line_naming_the_field(tmp_path, extra, message
         load_scenario(path)
     assert re.match(rf"{re.escape(str(path))}:\d+: expect\[0\]", str(info.value))
     assert "\n" not in str(info.value)
+
+
+def test_a_fair_games_balance_is_never_claimed_below_its_bound():
+    """Every turn position wins a quarter of 80 games: the estimate is below 1, and a percentile
+    bootstrap of it 'proved' Balance below 0.95 for a perfectly even game. The claim must stay
+    undecided (the interval reaches 1), while a lopsided batch fails "at least 0.95"."""
+    rng = random.Random(4)
+    even = [game(s, rng.randrange(4)) for s in range(80)]  # each a quarter, by chance not exactly
+    status, text = decide(even, {"metric": "Balance", "at_least": 0.95})
+    assert status != "fail", text
+    lopsided = [game(s, 0 if s % 10 < 7 else 1 + s % 3) for s in range(120)]  # 1st wins 70%
+    assert decide(lopsided, {"metric": "Balance", "at_least": 0.95})[0] == "fail"

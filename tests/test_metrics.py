@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from geomsim import metrics as mt
 from geomsim.bots import play_game
@@ -211,3 +214,42 @@ def test_every_metric_has_a_one_line_definition_for_reports():
     assert set(names) <= set(mt.DEFINITIONS)
     assert all(d.split(":")[0] in ("Ludii", "geomsim") for d in mt.DEFINITIONS.values())
     assert all(mt.DEFINITIONS[m.name].startswith(m.source) for m in mt.METRICS)
+
+
+def _positions_batch(rng, chances, games: int):
+    """Per-game partial wins by turn position (one column per position) of a batch in which
+    position i wins with chance chances[i] (one sole winner a game)."""
+    won = rng.choice(len(chances), size=games, p=chances)
+    columns = np.zeros((len(chances), games))
+    columns[won, np.arange(games)] = 1.0
+    return columns
+
+
+def test_balance_interval_covers_a_fair_games_one():
+    """A perfectly fair game has Balance 1, and its estimate on any finite batch lies below 1
+    (the largest of noisy gaps): the interval must still reach 1 in about 95% of batches. A
+    percentile bootstrap of Balance covered it in none of 60 batches."""
+    rng = np.random.default_rng(7)
+    found = [mt.balance_of_columns(_positions_batch(rng, [0.25] * 4, 60)) for _ in range(60)]
+    covered = sum(f["ci95"][1] >= 1.0 for f in found)
+    assert covered >= 52, covered  # 95% of 60 is 57
+    assert all(f["value"] < 1.0 for f in found)
+
+
+def test_balance_interval_covers_an_unfair_games_balance_and_excludes_one():
+    """Positions winning 55%, 15%, 15%, 15%: Balance 0.6. Over 40 batches of 200 games the
+    interval holds 0.6 at least as often as it claims and never reaches 1."""
+    rng = np.random.default_rng(8)
+    found = [mt.balance_of_columns(_positions_batch(rng, [0.55, 0.15, 0.15, 0.15], 200))
+             for _ in range(40)]
+    assert sum(f["ci95"][0] <= 0.6 <= f["ci95"][1] for f in found) >= 36
+    assert all(f["ci95"][1] < 1.0 for f in found)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4), st.integers(2, 40), st.integers(0, 2**32 - 1))
+def test_balance_interval_holds_its_estimate_within_0_and_1(positions, games, seed):
+    rng = np.random.default_rng(seed)
+    found = mt.balance_of_columns(_positions_batch(rng, [1 / positions] * positions, games))
+    low, high = found["ci95"]
+    assert 0.0 <= low <= found["value"] <= high <= 1.0

@@ -25,7 +25,7 @@ import numpy as np
 
 from geomsim import metrics as mt
 from geomsim.scenario.paths import lookup, property_path
-from geomsim.stats import (bootstrap_replicates, holm, ordinal, paired_test, partial_wins, pct,
+from geomsim.stats import (holm, ordinal, paired_test, partial_wins, pct,
                            proportion_test, scipy_stats, turn_values, welch_test, wilson,
                            win_share)
 
@@ -51,6 +51,8 @@ class Figure:
     per_game: dict[int, float] = field(default_factory=dict)
     weights: dict[int, float] = field(default_factory=dict)  # a bot's seats in each game
     replicates: np.ndarray | None = None
+    # Balance: `stats.spread_replicates`, the bootstrap error of the positions' means together
+    spread: np.ndarray | None = None
 
     def words(self) -> str:
         """The figure in words with its interval."""
@@ -117,13 +119,12 @@ def _metric(rows: Sequence[Row], name: str) -> Figure:
         assert est is not None
         return Figure(name, est["value"], tuple(est["ci95"]), est["games"], "mean", per_game)
     if name == "Balance":
-        found = mt.balance(rows)
-        if found is None:
+        columns = [w for r in rows if (w := turn_values(r, partial_wins(r))) is not None]
+        if not columns or len(columns[0]) < 2:
             raise LookupError("the batch records no turn order: no Balance")
-        columns = np.asarray([w for r in rows if (w := turn_values(r, partial_wins(r))) is not None]).T
-        replicates = bootstrap_replicates(columns, mt.balance_of)
+        found = mt.balance_of_columns(np.asarray(columns, dtype=float).T)
         return Figure("Balance", found["value"], tuple(found["ci95"]), found["games"], "statistic",
-                      replicates=replicates)
+                      spread=found["spread"])
     value = lookup(mt.metrics(rows), property_path(name))
     if isinstance(value, Mapping) and "ci95" in value:
         centre = value.get("value", value.get("share", value.get("win_rate")))
@@ -146,6 +147,12 @@ def _against(f: Figure, bound: float) -> tuple[float, float, float]:
         t = paired_test([v - bound for v in f.per_game.values()])
         return t["p_above"], t["p_below"], t["se"]
     se = (f.ci95[1] - f.ci95[0]) / (2 * 1.96)
+    if f.spread is not None and f.spread.size:
+        # Balance lies within [value - s, min(1, value + s)] for a replicate error s: above
+        # `bound` unless an error as large as value - bound; below it unless one of bound - value.
+        size = f.spread.size + 1
+        below = 0.0 if bound > 1.0 else float((f.spread >= bound - f.value).sum() + 1) / size
+        return float((f.spread >= f.value - bound).sum() + 1) / size, min(1.0, below), se
     if f.replicates is not None and f.replicates.size:
         r, size = f.replicates, f.replicates.size + 1
         return (float((r <= bound).sum() + 1) / size, float((r >= bound).sum() + 1) / size, se)

@@ -1005,32 +1005,37 @@ class CibolaState(State):
                 if t.kind == "cancel":
                     i = TREASURES.index(t.effect["treasure"])
                     counts[p][i] = max(0, counts[p][i] - t.effect["count"])
+        # What is the same for every player, once (a greedy bot scores every option it weighs).
+        visible = [self.visible_value(i) for i in range(len(TREASURES))]
+        best = [max(column) for column in zip(*counts)]
+        each = [column.scoring == "each" for column in self._columns]
         sheets = []
         for p, es in enumerate(effects):
             n = self.explorers[p]
             sheet = {"explorers": n // 2 + n * sum(t.effect["points"] for t in es
                                                      if t.kind == "explorer-points")}
+            value, bonus = self._treasure_effects(visible, es)
             for i, name in enumerate(TREASURES):
-                sheet[name] = self._treasure_points(i, counts, p, es)
+                have = counts[p][i]
+                if each[i]:
+                    sheet[name] = have * (value[i] + bonus[i])
+                else:
+                    sheet[name] = (value[i] if have == best[i] and have > 0 else 0) + have * bonus[i]
             sheet["total"] = sum(sheet.values())
             sheets.append(sheet)
         return sheets
 
-    def _treasure_points(self, column: int, counts: list[list[int]], player: int,
-                         effects: list[Totem]) -> int:
-        name, have = TREASURES[column], counts[player][column]
-        value = self.visible_value(column)
-        bonus = 0
+    @staticmethod
+    def _treasure_effects(visible: list[int], effects: list[Totem]) -> tuple[list[int], list[int]]:
+        """A player's value of each treasure (the visible chamber's, unless a totem sets it: the
+        last such totem) and bonus per treasure (totems add up)."""
+        value, bonus = list(visible), [0] * len(visible)
         for t in effects:
-            if t.effect.get("treasure") == name:
-                if t.kind == "treasure-value":
-                    value = t.effect["points"]
-                elif t.kind == "treasure-bonus":
-                    bonus += t.effect["points"]
-        if self._columns[column].scoring == "each":
-            return have * (value + bonus)
-        best = max(c[column] for c in counts)
-        return (value if have == best and have > 0 else 0) + have * bonus
+            if t.kind == "treasure-value":
+                value[TREASURES.index(t.effect["treasure"])] = t.effect["points"]
+            elif t.kind == "treasure-bonus":
+                bonus[TREASURES.index(t.effect["treasure"])] += t.effect["points"]
+        return value, bonus
 
     def figures(self) -> dict[str, Any]:
         """Numbers for batch analysis: treasures taken by kind, rocks placed, explorers left;

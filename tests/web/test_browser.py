@@ -20,7 +20,7 @@ from tests.web.conftest import SCENARIO
 
 pytestmark = pytest.mark.xdist_group("browser")  # one browser per test session
 
-WAIT = 10.0  # seconds an expected sight may take to appear
+WAIT = 30.0  # seconds an expected sight may take to appear (a loaded 2-core machine took over 10)
 
 
 def robust(state, action: PlaceMarker, rules: tuple[str, ...]) -> PlaceMarker:

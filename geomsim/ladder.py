@@ -14,15 +14,16 @@ is half a win each); a Bradley-Terry model is fitted to the pairwise wins of all
 (Hunter's MM algorithm, with half a virtual win each way between every two bots, so that a bot
 that always wins has a finite rating), on the Elo scale (400 points: odds of 10 to 1), with
 ``random`` at 0 (else the lowest-rated bot, and the table says so). The 95% intervals are
-percentile bootstrap intervals over deals: whole deals are resampled, the games of a deal stay
-together. Beside each rating: games, win rate (Wilson 95%) and the seconds a decision took.
+percentile bootstrap intervals over deals (whole deals are resampled, the games of a deal stay
+together), widened on either side to the profile-likelihood interval where that is wider: a
+bot that won every game wins every resample, and only the likelihood says how far it may be. Beside each rating: games, win rate (Wilson 95%) and the seconds a decision took.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -174,7 +175,7 @@ def anchor_of(bots: Sequence[str], ratings: np.ndarray) -> tuple[int, str]:
 
 @dataclass
 class Fit:
-    """Elo-scale ratings of the bots, their 95% bootstrap intervals and the anchor."""
+    """Elo-scale ratings of the bots, their 95% intervals (`fit_ratings`) and the anchor."""
 
     ratings: np.ndarray
     intervals: np.ndarray  # k x 2
@@ -192,8 +193,9 @@ class Fit:
 def fit_ratings(bots: Sequence[str], wins_by_deal: np.ndarray, resamples: int = RESAMPLES,
                 seed: int = 0) -> Fit:
     """Bradley-Terry ratings of `bots` on the Elo scale from per-deal pairwise wins
-    (`pairwise_by_deal`), with 95% percentile intervals from `resamples` resamplings of the
-    deals (the stream fixed by `seed`)."""
+    (`pairwise_by_deal`), with 95% intervals: percentile intervals from `resamples` resamplings
+    of the deals (the stream fixed by `seed`), each side widened to the profile-likelihood
+    interval's (`profile_intervals`) where that reaches farther."""
     deals = wins_by_deal.shape[0]
     point = ELO * bradley_terry(wins_by_deal.sum(axis=0))
     anchor, note = anchor_of(bots, point)
@@ -205,7 +207,72 @@ def fit_ratings(bots: Sequence[str], wins_by_deal: np.ndarray, resamples: int = 
     replicates = ELO * bradley_terry(np.einsum("rd,dij->rij", counts, wins_by_deal))
     replicates -= replicates[:, [anchor]]
     intervals = np.percentile(replicates, [2.5, 97.5], axis=0).T
+    profile = ELO * profile_intervals(wins_by_deal.sum(axis=0), anchor, point / ELO)
+    # The wider of the two on each side: the bootstrap sees how games of a deal hang together,
+    # the profile sees what the deals' resamples cannot (a bot that won every game it played
+    # wins every resample: its bootstrap interval has no width).
+    intervals[:, 0] = np.minimum(intervals[:, 0], profile[:, 0])
+    intervals[:, 1] = np.maximum(intervals[:, 1], profile[:, 1])
     return Fit(point, intervals, anchor, note, deals)
+
+
+def _penalized_loss(wins: np.ndarray, prior: float = PRIOR_WINS
+                    ) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    """The negative log-likelihood of the Bradley-Terry model on `wins` (k x k) with `prior`
+    virtual wins each way, and its gradient, as a function of the k log-strengths."""
+    k = wins.shape[0]
+    w = wins + prior * (1 - np.eye(k))
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        diff = theta[:, None] - theta[None, :]
+        p = 1 / (1 + np.exp(-diff))  # chance that row beats column
+        value = float(-(w * np.log(np.where(np.eye(k) > 0, 1.0, p))).sum())
+        gradient = -((w * (1 - p)).sum(axis=1) - (w.T * (1 - p.T)).sum(axis=1))
+        return value, np.asarray(gradient)
+
+    return loss
+
+
+PROFILE_DROP = 3.841458820694124 / 2  # chi-square(1) 95% quantile, halved: a 95% profile interval
+
+
+def profile_intervals(wins: np.ndarray, anchor: int, point: np.ndarray,
+                      prior: float = PRIOR_WINS) -> np.ndarray:
+    """Profile-likelihood 95% intervals (log-strength units, k x 2) of each bot's log-strength
+    less the anchor's, for the Bradley-Terry model with `prior` virtual wins each way fitted to
+    the pairwise `wins` (k x k; `point`: the fit, the anchor at 0): the values v at which the
+    penalized log-likelihood, maximised over the other bots with this bot held at v, falls
+    `PROFILE_DROP` below its maximum. They treat the pairwise results as independent."""
+    from scipy.optimize import brentq, minimize
+
+    k = wins.shape[0]
+    loss = _penalized_loss(wins, prior)
+    best = loss(point)[0]
+    found = np.zeros((k, 2))
+
+    def drop(bot: int, value: float) -> float:
+        free = [i for i in range(k) if i not in (bot, anchor)]
+        theta = point.copy()
+        theta[bot] = value
+        if free:
+            def inner(x: np.ndarray) -> tuple[float, np.ndarray]:
+                theta[free] = x
+                v, g = loss(theta)
+                return v, g[free]
+            theta[free] = minimize(inner, point[free], jac=True, method="BFGS").x
+        return loss(theta)[0] - best - PROFILE_DROP
+
+    for bot in range(k):
+        if bot == anchor:
+            continue
+        for side, sign in ((0, -1.0), (1, 1.0)):
+            step = 1.0
+            while drop(bot, point[bot] + sign * step) < 0 and step < 64:
+                step *= 2
+            edge = point[bot] + sign * step
+            found[bot, side] = edge if drop(bot, edge) < 0 else brentq(
+                lambda v: drop(bot, v), *sorted((point[bot], edge)), xtol=1e-6)
+    return found
 
 
 # -- the table -------------------------------------------------------------------------------------
@@ -245,7 +312,8 @@ def ladder_summary(batch: Batch, rows: Sequence[dict[str, Any]], stopped_early: 
         "anchor_note": fit.anchor_note, "separated": fit.separated() if fit.deals else False,
         "stopped_early": stopped_early, "scale": "Elo: a difference of 400 is odds of 10 to 1",
         "method": "Bradley-Terry on pairwise results of each game's rank order; 95% percentile "
-                  f"bootstrap over deals ({RESAMPLES} resamples)",
+                  f"bootstrap over deals ({RESAMPLES} resamples), each side widened to the "
+                  "profile likelihood's where that is wider",
         "ratings": entries,
     }
 

@@ -4,6 +4,7 @@ fit on hand-made results with known answers, resuming, decision times and bots f
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
@@ -269,3 +270,37 @@ def test_analyze_seats_an_outside_bot_from_the_command_line(tmp_path: Path,
     assert run(argv, capsys)[0] == 0
     rows = read_rows(out / "games.jsonl")
     assert len(rows) == 2 and all("first-legal" in r["bots"] for r in rows)
+
+
+def _binomial_profile(wins: float, losses: float, prior: float = 0.5) -> tuple[float, float]:
+    """By hand: the 95% likelihood interval (Elo) of one bot's rating against the anchor from
+    `wins` and `losses` between them, with `prior` virtual wins each way (two bots: the
+    Bradley-Terry likelihood is the binomial's in the chance p of a win)."""
+    from scipy.optimize import brentq
+
+    a, b = wins + prior, losses + prior
+
+    def loglik(p: float) -> float:
+        return a * math.log(p) + b * math.log(1 - p)
+
+    top = a / (a + b)
+
+    def below(p: float) -> float:
+        return loglik(top) - loglik(p) - 3.841458820694124 / 2
+
+    low, high = brentq(below, 1e-12, top), brentq(below, top, 1 - 1e-15)
+    return tuple(400 * math.log10(p / (1 - p)) for p in (low, high))  # type: ignore[return-value]
+
+
+def test_a_bot_that_won_every_game_has_an_interval_with_width() -> None:
+    """Every resample of the deals of a bot that won every game is the same: its bootstrap
+    interval had no width (+559 to +559 after 12 games). The interval is the likelihood's,
+    the same as the binomial's by hand, and its lower bound rises with more games."""
+    batch = ladder_batch(TOY, 2, ["random", "x"], 0, deals=6)
+    found = _by_bot(ladder_summary(batch, _rows(batch, lambda lineup, seed: lineup.index("x"))))
+    low, high = found["x"]["ci95"]
+    assert low < found["x"]["rating"] < high
+    assert (low, high) == pytest.approx(_binomial_profile(12, 0), abs=1.0)
+    more = ladder_batch(TOY, 2, ["random", "x"], 0, deals=24)
+    bigger = _by_bot(ladder_summary(more, _rows(more, lambda lineup, seed: lineup.index("x"))))
+    assert bigger["x"]["ci95"][0] > low + 100

@@ -332,28 +332,42 @@ def _rating(x: float | None) -> str:
     return "-" if x is None else f"{x:+.0f}" if round(x) else "0"
 
 
-def ladder_markdown(summary: dict[str, Any]) -> str:
-    """The ladder as a Markdown table, with a line on how it was played and fitted."""
-    lines = [
-        f"**{summary['game']}**, {summary['players']} players: {summary['deals']} deals x "
-        f"{summary['lineups_per_deal']} line-ups = {summary['games']} games from seed "
-        f"{summary['seed']}; {summary['anchor_note']}"
-        + ("; stopped early: the intervals separated" if summary["stopped_early"] else ""),
-        "",
-        "| bot | rating | 95% interval | games | win rate (95%) | median decision | mean decision |",
-        "|---|---:|---|---:|---|---:|---:|",
-    ]
+LADDER_HEADER = ("bot", "rating", "95% interval", "games", "win rate (95%)", "median decision",
+                 "mean decision")
+
+
+def ladder_rows(summary: dict[str, Any]) -> list[list[str]]:
+    """The ladder's table as text cells under `LADDER_HEADER`, best first."""
+    rows = []
     for e in summary["ratings"]:
         low, high = e["ci95"]
         rate = "-" if e["win_rate"] is None else (
             f"{stats.pct(e['win_rate'])} ({stats.pct(e['win_ci95'][0])}-{stats.pct(e['win_ci95'][1])})")
-        lines.append(f"| {e['bot']} | {_rating(e['rating'])} | {_rating(low)} to {_rating(high)} | "
-                     f"{e['games']} | {rate} | {_seconds(e['decision_median'])} | "
-                     f"{_seconds(e['decision_mean'])} |")
-    lines += ["", f"Elo scale (400 points: odds of 10 to 1); even chance of a win "
-              f"{stats.pct(summary['even_chance'])}; adjacent intervals "
-              + ("all separate." if summary["separated"] else "do not all separate.")]
-    return "\n".join(lines) + "\n"
+        rows.append([e["bot"], _rating(e["rating"]), f"{_rating(low)} to {_rating(high)}",
+                     str(e["games"]), rate, _seconds(e["decision_median"]),
+                     _seconds(e["decision_mean"])])
+    return rows
+
+
+def ladder_lines(summary: dict[str, Any]) -> tuple[str, str]:
+    """The line on how the ladder was played, and the line on its scale, below the table."""
+    played = (f"**{summary['game']}**, {summary['players']} players: {summary['deals']} deals x "
+              f"{summary['lineups_per_deal']} line-ups = {summary['games']} games from seed "
+              f"{summary['seed']}; {summary['anchor_note']}"
+              + ("; stopped early: the intervals separated" if summary["stopped_early"] else ""))
+    scale = (f"Elo scale (400 points: odds of 10 to 1); even chance of a win "
+             f"{stats.pct(summary['even_chance'])}; adjacent intervals "
+             + ("all separate." if summary["separated"] else "do not all separate."))
+    return played, scale
+
+
+def ladder_markdown(summary: dict[str, Any]) -> str:
+    """The ladder as a Markdown table, with a line on how it was played and fitted."""
+    played, scale = ladder_lines(summary)
+    lines = [played, "", "| " + " | ".join(LADDER_HEADER) + " |",
+             "|---|---:|---|---:|---|---:|---:|"]
+    lines += ["| " + " | ".join(row) + " |" for row in ladder_rows(summary)]
+    return "\n".join([*lines, "", scale]) + "\n"
 
 
 def plot_ladder(summary: dict[str, Any]) -> Any:

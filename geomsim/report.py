@@ -27,6 +27,7 @@ from geomsim.analysis import BATCH, ROWS, plot_summary, read_rows, resolve_game
 from geomsim.batch import kind_of, require_one_kind
 from geomsim.errors import InputError
 from geomsim.files import atomic_path
+from geomsim.ladder import LADDER_HEADER, LADDER_JSON, ladder_lines, ladder_rows, plot_ladder
 from geomsim.metrics import DEFINITIONS, lead_change, lead_for_good, metric_lines, metrics
 from geomsim.moved import moved
 from geomsim.reading import read_file, short
@@ -38,7 +39,12 @@ FORMATS = (".html", ".pdf")
 # -- what the report shows -------------------------------------------------------------------------
 def batch_command(record: dict[str, Any]) -> str:
     """The ``geomsim analyze`` command line that makes the batch recorded in ``batch.json``
-    (the output folder left at its default)."""
+    (the output folder left at its default), or the ``geomsim ladder`` one for a ladder's
+    batch (its line-ups recorded)."""
+    if record.get("lineups"):
+        return shlex.join(["geomsim", "ladder", record["game"], "--bots", ",".join(record["bots"]),
+                           "-n", str(record["games"] // len(record["lineups"])),
+                           "-p", str(record["players"]), "--seed", str(record["seed"])])
     words = ["geomsim", "analyze", record["game"], "--players", str(record["players"]),
              "--bots", ",".join(record["bots"]), "--games", str(record["games"]),
              "--seed", str(record["seed"])]
@@ -73,6 +79,8 @@ class Report:
     figures: list[tuple[str, Any]] = field(default_factory=list)  # (caption, Figure)
     rules: str = ""  # the rules, options and versions the rows were played with
     moments: list[Moment] = field(default_factory=list)
+    # A ladder's folder (`geomsim ladder`): its lines, header and rows (`geomsim.ladder`).
+    ladder: tuple[tuple[str, str], list[list[str]]] | None = None
 
 
 def build_report(results: Path, moments: bool = True) -> Report:
@@ -89,6 +97,11 @@ def build_report(results: Path, moments: bool = True) -> Report:
     command = batch_command(record) if record else "(no batch.json: the command is not known)"
     report = Report(f"{summary['game']}: {summary['games']} games, {summary['players']} players",
                     command, summary, found, rules=played_by(rows[0]))
+    ladder = _ladder(results)
+    if ladder is not None:
+        report.ladder = (ladder_lines(ladder), ladder_rows(ladder))
+        report.figures.append(("The ladder: each bot's rating with its 95% interval",
+                               plot_ladder(ladder)))
     report.figures.append(("Win rates by bot and by turn position (95% Wilson intervals), scores by bot, "
                            "game lengths", plot_summary(summary, rows)))
     report.figures.append(("Metrics: how games end, lead changes, when the winner took the "
@@ -102,6 +115,25 @@ def played_by(row: dict[str, Any]) -> str:
     """The rules, options and versions a row was played with, in words."""
     version = (row.get("versions") or {}).get("geomsim", "before 0.2")
     return f"{'; '.join(kind_of(row))}; geomsim {version}"
+
+
+def _ladder(results: Path) -> dict[str, Any] | None:
+    """The ladder summary `geomsim ladder` wrote into `results` (``ladder.json``), or None; a
+    file that is not one is an input error naming it."""
+    path = results / LADDER_JSON
+    if not path.exists():
+        return None
+    try:
+        found = read_file(path)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        ladder_lines(found), ladder_rows(found)
+        plot_ladder(found)
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise InputError(f"{path}: not a ladder as `geomsim ladder` writes it "
+                         f"({type(e).__name__}: {short(e.args[0] if e.args else e)})") from None
+    return found  # type: ignore[no-any-return]
 
 
 def _record(results: Path) -> dict[str, Any] | None:
@@ -265,6 +297,15 @@ text-align:left}th{background:#f0f0f0}code{background:#f4f4f4;padding:2px 4px}
 img{max-width:100%}figure{margin:1em 0}figcaption{color:#555;font-size:90%}"""
 
 
+def _ladder_html(report: Report) -> list[str]:
+    """The ladder's section of the page: how it was played, its table, its scale."""
+    if report.ladder is None:
+        return []
+    (played, scale), rows = report.ladder
+    return ["<h2>Ladder</h2>", f"<p>{html.escape(played.replace('**', ''))}</p>",
+            _table(LADDER_HEADER, rows), f"<p>{html.escape(scale)}</p>"]
+
+
 def report_html(report: Report) -> str:
     """The report as one self-contained HTML page."""
     header = ["", "games", "wins", "win rate", "95% CI", "mean score"]
@@ -273,6 +314,7 @@ def report_html(report: Report) -> str:
              f"<h1>{html.escape(report.title)}</h1>",
              f"<p>Made by <code>{html.escape(report.command)}</code></p>",
              f"<p>Played with: {html.escape(report.rules)}</p>",
+             *_ladder_html(report),
              "<h2>Win rate by bot</h2>", _table(["bot", *header[1:]],
                                                _rate_rows(report.summary["by_bot"], "bot")),
              "<h2>Win rate by turn position</h2>",
@@ -324,6 +366,7 @@ def _blocks(report: Report) -> list[_Block]:
     wrap = textwrap.TextWrapper(width=WRAP["text"], break_on_hyphens=False)
     blocks = [_Block("Made by", text="\n".join(wrap.wrap(report.command))),
               _Block("Played with", text="\n".join(wrap.wrap(report.rules))),
+              *_ladder_blocks(report, wrap),
               _Block("Win rate by bot", ["bot", *header],
                      [[textwrap.fill(str(c), WRAP[""]) for c in r]
                       for r in _rate_rows(report.summary["by_bot"], "bot")]),
@@ -339,6 +382,16 @@ def _blocks(report: Report) -> list[_Block]:
         blocks.append(_Block("Moments not drawn",
                              text="\n".join(textwrap.fill(u, WRAP["text"]) for u in undrawn)))
     return blocks
+
+
+def _ladder_blocks(report: Report, wrap: textwrap.TextWrapper) -> list[_Block]:
+    """The ladder's table and lines as PDF blocks (none for a batch that is not a ladder)."""
+    if report.ladder is None:
+        return []
+    (played, scale), rows = report.ladder
+    return [_Block("Ladder", text="\n".join(wrap.wrap(played.replace("**", "")))),
+            _Block("Ladder ratings", LADDER_HEADER, rows),
+            _Block("Ladder scale", text="\n".join(wrap.wrap(scale)))]
 
 
 def _split(block: _Block, room: int) -> tuple[_Block, _Block | None]:

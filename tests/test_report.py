@@ -246,3 +246,41 @@ def test_each_metric_name_links_to_its_definition(results, tmp_path):
     for anchor, name in links:
         assert f"<dt id='{anchor}'>{name}</dt>" in page
         assert name in DEFINITIONS
+
+
+@pytest.fixture(scope="module")
+def ladder_results(tmp_path_factory) -> Path:
+    """A small Cibola ladder written by `geomsim ladder`."""
+    out = tmp_path_factory.mktemp("ladder")
+    assert cli.main(["ladder", "cibola", "--bots", "random,greedy", "-n", "3", "-p", "2",
+                     "--workers", "1", "-o", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_a_ladders_report_shows_its_ratings_plot_and_command(ladder_results, tmp_path):
+    """The report of a ladder's folder holds the ladder's table (each bot's rating with its
+    interval, as ladder.md has it), its plot, and the `geomsim ladder` command that made it."""
+    out = tmp_path / "report.html"
+    assert cli.main(["report", str(ladder_results), "-o", str(out), "--no-moments"]) == 0
+    page = _Page()
+    page.feed(out.read_text(encoding="utf-8"))
+    text = " ".join(page.text)
+    assert "Ladder" in text and "geomsim ladder cibola --bots random,greedy -n 3 -p 2 --seed 0" in text
+    for line in (ladder_results / "ladder.md").read_text().splitlines():
+        if line.startswith("| greedy ") or line.startswith("| random "):
+            bot, rating, interval = (c.strip() for c in line.strip("|").split("|")[:3])
+            assert rating in text and interval in text, (bot, rating, interval)
+    assert len(page.images) == 3  # the ladder's plot beside the summary's and the metrics'
+    pdf = tmp_path / "report.pdf"
+    assert cli.main(["report", str(ladder_results), "-o", str(pdf), "--no-moments"]) == 0
+    tables = len(table_pages(build_report(ladder_results, moments=False)))
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf.read_bytes())) == tables + 3  # and 3 plots
+
+
+def test_a_broken_ladder_file_is_named(ladder_results, tmp_path, capsys):
+    broken = tmp_path / "broken"
+    shutil.copytree(ladder_results, broken)
+    (broken / "ladder.json").write_text('{"game": "cibola", "ratings": [{"bot": 3}]}')
+    assert cli.main(["report", str(broken), "-o", str(tmp_path / "r.html"), "--no-moments"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "ladder.json" in err and "not a ladder" in err

@@ -978,7 +978,7 @@ def play_batch(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, conv
     obs = np.zeros((gi.shape[1] + ip[I_E], 3), dtype=np.float64)
     out = np.zeros(3, dtype=np.float64)
     scored = np.zeros((games, 2 * MAX_PLAYERS), dtype=np.float64)
-    k, m = np.int64(0), np.int64(0)  # not literals: a literal 0 compiles play_game twice
+    k, m = int(0), int(0)  # not literals: a literal 0 compiles play_game twice
     for i in range(games):
         log, coords, k, m = play_game(fp, ip, verts, rings, polys, convex, circles, sector_mesa,
                                       small, starts, gi[i], gf[i], log, coords, k, m, opts, obs,

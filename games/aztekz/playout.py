@@ -483,9 +483,9 @@ def add_placements(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, 
     """Append the legal placements at `cell` to `acts[n:]` as action codes; return the count."""
     if cells[GRID, cell] < 0 and facing(cells, par[P_W], cell) == 0:
         return n  # not next to a card: nothing to check
-    # np.int64/np.bool_, not literals: numba would compile a second copy for the constants
-    fits = fitting_orientations(par, table, cells, heroes, sc, cell, np.int64(-1), np.int64(0),
-                                np.int64(-1), np.bool_(False))
+    # int(), bool(): numba types them int64/bool, not literals (a second compiled copy)
+    fits = fitting_orientations(par, table, cells, heroes, sc, cell, int(-1), int(0),
+                                int(-1), bool(False))
     for o in range(4):
         if fits & (1 << o):
             acts[n] = A_PLACE + 4 * cell + table[sc[S_CARD], T_ROT + o]
@@ -497,7 +497,7 @@ def add_placements(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, 
 def placements(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints, acts: Ints) -> int:
     """The legal placements (and return) as action codes in `acts`; return their count."""
     g, w = par[P_G], par[P_W]
-    n = np.int64(0)  # not a literal: numba would compile add_placements twice
+    n = int(0)  # not a literal: numba would compile add_placements twice
     if sc[S_CELLS] == 0:  # rule setup/first-middle
         for o in range(table[sc[S_CARD], T_ORIENTATIONS]):
             acts[n] = A_PLACE + 4 * (g * w + g) + table[sc[S_CARD], T_ROT + o]
@@ -537,7 +537,7 @@ def can_cover_scared(par: Ints, table: Ints, cells: Ints, heroes: Ints, sc: Ints
         end = cells[BFS, head]
         head += 1
         if end != target and fitting_orientations(par, table, cells, heroes, sc, target,
-                                                  player, hero, end, np.bool_(True)):
+                                                  player, hero, end, bool(True)):
             return True
         if cells[REACH, end] < left:
             for k in range(4):
@@ -601,7 +601,7 @@ def move_actions(par: Ints, table: Ints, cells: Ints, loose: Ints, heroes: Ints,
         if carried >= 2 and heroes[H_POS, player, 0] == here:  # rules give/*
             acts[n] = A_GIVE
             n += 1
-    if scare < 0 or can_cover_scared(par, table, cells, heroes, sc, player, here, np.int64(0), scare):
+    if scare < 0 or can_cover_scared(par, table, cells, heroes, sc, player, here, int(0), scare):
         acts[n] = A_END
         n += 1
     return n
@@ -784,12 +784,12 @@ def play_game(par: Ints, table: Ints, cells: Ints, loose: Ints, heroes: Ints, de
         if code >= A_PLACE:
             place_card(par, table, cells, loose, heroes, sc, (code - A_PLACE) // 4,
                        (code - A_PLACE) % 4)
-            next_turn(par, cells, deck, supply, sc, np.bool_(True))
+            next_turn(par, cells, deck, supply, sc, bool(True))
         elif code == A_RETURN:
             put_bottom(deck, sc, S_DECK_HEAD, S_DECK_N, sc[S_CARD])
             if sc[S_SOUL] >= 0:
                 put_bottom(supply, sc, S_SUP_HEAD, S_SUP_N, sc[S_SOUL])
-            next_turn(par, cells, deck, supply, sc, np.bool_(False))
+            next_turn(par, cells, deck, supply, sc, bool(False))
         else:
             apply_move(par, cells, loose, heroes, supply, sc, code)
     return log, k
@@ -807,7 +807,7 @@ def play_batch(par: Ints, table: Ints, cells: Ints, loose: Ints, heroes: Ints, d
     offsets = np.zeros(games + 1, dtype=np.int64)
     final = sc.copy()
     acts = np.zeros(MAX_ACTIONS, dtype=np.int64)
-    k = np.int64(0)  # not a literal: a literal 0 compiles play_game twice
+    k = int(0)  # not a literal: a literal 0 compiles play_game twice
     for i in range(games):
         log, k = play_game(par, table, cells[i].copy(), loose[i].copy(), heroes[i].copy(),
                            deck[i].copy(), supply[i].copy(), final[i], acts, log, k)

@@ -689,7 +689,7 @@ def play_batch(records: np.ndarray, starts: np.ndarray, t: np.ndarray, seed: int
     rows, offsets, scores and winners; 0, or -1 if `log` is full."""
     np.random.seed(seed)
     b = np.zeros(BOARD_SIZE, np.int64)
-    pos = np.int64(0)  # not a literal: a literal 0 compiles _play twice
+    pos = int(0)  # not a literal: a literal 0 compiles _play twice
     for g in range(starts.shape[0]):
         offsets[g] = pos
         _load(b, records, starts[g])

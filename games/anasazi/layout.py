@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any, cast
 
 import numpy as np
-import pymunk
+from pymunk import cp  # Chipmunk's C functions, as pymunk's classes call them
 import shapely
 from numpy.typing import NDArray
 
@@ -216,54 +216,120 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
     real outline lies inside it, so its gaps are only wider); moment=inf keeps the tiles from
     turning. Single-threaded pymunk is deterministic. No Python runs per contact: every
     `CALM_EVERY` steps `_Overlap.calm` measures the overlap of the inflated outlines with
-    shapely.
+    shapely. The space is built by `_Chipmunk` (pymunk's own C calls, in its order).
     """
-    space = pymunk.Space()
-    space.damping = 0.05  # velocity kept after one second: tiles stop as soon as they part
-    space.iterations = 20
-    space.collision_bias = (1 - OVERLAP_FIXED_PER_STEP) ** 60  # overlap left after a second
     clearance = sizes.valley_gap / 2 + options.slop
-    # the centre mesa stays put: a shape of the space's static body, as the camps are
-    bodies = [pymunk.Body(mass=1.0, moment=math.inf) for _ in outlines[1:]]
-    for body, centre in zip(bodies, centres[1:].tolist()):
-        body.position = centre
     edge = sizes.play_area_radius
     overlap = _Overlap(outlines, camps, clearance, options.slop / 4, edge)
-    static = space.static_body
-    space.add(*bodies,
-              pymunk.Poly(static, (outlines[0] + centres[0]).tolist(), radius=clearance),
-              *(pymunk.Poly(body, outline.tolist(), radius=clearance)
-                for body, outline in zip(bodies, outlines[1:])),
-              *(pymunk.Poly(static, [(x, y) for x, y in square], radius=clearance)
-                for square in shapely.get_coordinates(camps).reshape(len(camps), -1, 2).tolist()),
-              *_walls(space, overlap.radii, centres, edge, clearance))
-
-    dt, start = 1.0 / 60.0, np.asarray(centres, float)
-    centres = start.copy()
-    for step in range(1, options.max_steps + 1):
-        space.step(dt)
-        if step >= CALM_FROM and step % CALM_EVERY == 0:
-            centres[1:] = [b.position for b in bodies]
-            if _norm2(complex_of(centres - start)).max() > WALL_REACH ** 2:
-                return None  # beyond the walls laid: this attempt fails
-            # Settled when no inflated outline overlaps another by more than a fraction of the
-            # slop.
-            if overlap.calm(centres):
-                return centres, overlap.placed_at(centres)
+    with _Chipmunk() as space:
+        # the centre mesa stays put: a shape of the static body, as the camps are
+        bodies = [space.body(centre) for centre in centres[1:].tolist()]
+        space.add_static()
+        space.add_bodies(bodies)
+        space.poly(space.static, (outlines[0] + centres[0]).tolist(), clearance)
+        for body, outline in zip(bodies, outlines[1:]):
+            space.poly(body, outline.tolist(), clearance)
+        for square in shapely.get_coordinates(camps).reshape(len(camps), -1, 2).tolist():
+            space.poly(space.static, square, clearance)
+        for a, b in _walls(overlap.radii, centres, edge, clearance):
+            space.segment(space.static, a, b)
+        dt, start = 1.0 / 60.0, np.asarray(centres, float)
+        centres = start.copy()
+        for step in range(1, options.max_steps + 1):
+            space.step(dt)
+            if step >= CALM_FROM and step % CALM_EVERY == 0:
+                centres[1:] = [space.position(b) for b in bodies]
+                if _norm2(complex_of(centres - start)).max() > WALL_REACH ** 2:
+                    return None  # beyond the walls laid: this attempt fails
+                # Settled when no inflated outline overlaps another by more than a fraction
+                # of the slop.
+                if overlap.calm(centres):
+                    return centres, overlap.placed_at(centres)
     return None
 
 
-def _walls(space: pymunk.Space, radii: np.ndarray, centres: np.ndarray, edge: float,
-           clearance: float) -> list[pymunk.Segment]:
-    """The play area's edge as 96 static segments, only those a mesa (of farthest vertex
-    `radii` from its centre) may come near (a mesa that travels farther than `WALL_REACH`
-    fails the attempt): most tables keep far from the edge, and each segment costs pymunk
-    about 10 µs to make."""
+class _Chipmunk:
+    """A Chipmunk space made and stepped through pymunk's C bindings (`pymunk.cp`), with the
+    calls `pymunk.Space`, `Body`, `Poly` and `Segment` make, in the order `relax` made them
+    with those classes (the same tables, seed for seed; a test compares the two), without
+    their Python objects: half of a relaxation's time went to making them. Everything is
+    freed on leaving the `with` block, the space first (its teardown wakes its bodies)."""
+
+    def __init__(self) -> None:
+        self.space = cp.cpSpaceNew()
+        self.static: Any = None
+        self.bodies: list[Any] = []
+        self.shapes: list[Any] = []
+        cp.cpSpaceSetDamping(self.space, 0.05)  # velocity kept after one second: tiles
+        # stop as soon as they part
+        cp.cpSpaceSetIterations(self.space, 20)
+        cp.cpSpaceSetCollisionBias(self.space, (1 - OVERLAP_FIXED_PER_STEP) ** 60)  # overlap
+        # left after a second
+
+    def __enter__(self) -> _Chipmunk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        cp.cpSpaceFree(self.space)
+        for shape in self.shapes:
+            cp.cpShapeFree(shape)
+        for body in self.bodies:
+            cp.cpBodyFree(body)
+
+    def body(self, centre: Sequence[float]) -> Any:
+        """A free tile's body (mass 1, no turning) at `centre`, not yet in the space."""
+        body = cp.cpBodyNew(1.0, math.inf)
+        self.bodies.append(body)
+        cp.cpBodySetPosition(body, centre)
+        return body
+
+    def add_static(self) -> None:
+        """The static body, in the space (what `pymunk.Space.static_body` does when asked)."""
+        self.static = cp.cpBodyNewStatic()
+        self.bodies.append(self.static)
+        cp.cpSpaceAddBody(self.space, self.static)
+
+    def add_bodies(self, bodies: Sequence[Any]) -> None:
+        """`bodies` into the space, in order."""
+        for body in bodies:
+            cp.cpSpaceAddBody(self.space, body)
+
+    def poly(self, body: Any, vertices: Sequence[Sequence[float]], radius: float) -> None:
+        """A convex polygon of `body` (its hull), inflated by `radius`, into the space."""
+        self._add(cp.cpPolyShapeNew(body, len(vertices), vertices, _IDENTITY, radius))
+
+    def segment(self, body: Any, a: Sequence[float], b: Sequence[float]) -> None:
+        """A thin segment of `body` from `a` to `b`, into the space."""
+        self._add(cp.cpSegmentShapeNew(body, a, b, 0.0))
+
+    def _add(self, shape: Any) -> None:
+        self.shapes.append(shape)
+        cp.cpSpaceAddShape(self.space, shape)
+
+    def step(self, dt: float) -> None:
+        """One step of the simulation."""
+        cp.cpSpaceStep(self.space, dt)
+
+    @staticmethod
+    def position(body: Any) -> tuple[float, float]:
+        """Where `body` is."""
+        v = cp.cpBodyGetPosition(body)
+        return v.x, v.y
+
+
+_IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)  # the transform pymunk.Poly passes by default
+
+
+def _walls(radii: np.ndarray, centres: np.ndarray, edge: float,
+           clearance: float) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The play area's edge as up to 96 segments (their ends), only those a mesa (of farthest
+    vertex `radii` from its centre) may come near (a mesa that travels farther than
+    `WALL_REACH` fails the attempt): most tables keep far from the edge, and each segment
+    costs the solver time."""
     wall, mid = _wall(edge)
     near = (_norm2(mid[:, None] - complex_of(centres)[None])
             < (radii + clearance + WALL_REACH) ** 2).any(axis=1)
-    return [pymunk.Segment(space.static_body, wall[k], wall[k + 1], 0.0)
-            for k in np.flatnonzero(near).tolist()]
+    return [(wall[k], wall[k + 1]) for k in np.flatnonzero(near).tolist()]
 
 
 @cache

@@ -26,6 +26,7 @@ from typing import Any, cast
 
 import numpy as np
 from pymunk import cp  # Chipmunk's C functions, as pymunk's classes call them
+from pymunk._chipmunk_cffi import ffi
 import shapely
 from numpy.typing import NDArray
 
@@ -226,10 +227,10 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
         bodies = [space.body(centre) for centre in centres[1:].tolist()]
         space.add_static()
         space.add_bodies(bodies)
-        space.poly(space.static, (outlines[0] + centres[0]).tolist(), clearance)
+        space.poly(space.static, outlines[0] + centres[0], clearance)
         for body, outline in zip(bodies, outlines[1:]):
-            space.poly(body, outline.tolist(), clearance)
-        for square in shapely.get_coordinates(camps).reshape(len(camps), -1, 2).tolist():
+            space.poly(body, outline, clearance)
+        for square in shapely.get_coordinates(camps).reshape(len(camps), -1, 2):
             space.poly(space.static, square, clearance)
         for a, b in _walls(overlap.radii, centres, edge, clearance):
             space.segment(space.static, a, b)
@@ -294,9 +295,13 @@ class _Chipmunk:
         for body in bodies:
             cp.cpSpaceAddBody(self.space, body)
 
-    def poly(self, body: Any, vertices: Sequence[Sequence[float]], radius: float) -> None:
-        """A convex polygon of `body` (its hull), inflated by `radius`, into the space."""
-        self._add(cp.cpPolyShapeNew(body, len(vertices), vertices, _IDENTITY, radius))
+    def poly(self, body: Any, vertices: np.ndarray, radius: float) -> None:
+        """A convex polygon of `body` (the hull of `vertices`, (n, 2)), inflated by `radius`,
+        into the space."""
+        # Chipmunk copies the vertices: it may read the array's own buffer (no Python list)
+        xy = np.ascontiguousarray(vertices, dtype=np.float64)
+        self._add(cp.cpPolyShapeNew(body, len(xy), ffi.from_buffer("cpVect[]", xy), _IDENTITY,
+                                    radius))
 
     def segment(self, body: Any, a: Sequence[float], b: Sequence[float]) -> None:
         """A thin segment of `body` from `a` to `b`, into the space."""

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -242,8 +243,9 @@ BY_NAME = {m.name: m for m in METRICS}
 DEFINITIONS: dict[str, str] = {
     "Balance": "Ludii: 1 - the largest difference between the mean partial wins (by rank) of two "
                "turn positions; 1 is even.",
-    "Turn-Order Effect": "geomsim: the turn position farthest from the even win rate, and the "
-                         "p-value of one chi-square test that all positions win equally.",
+    "Turn-Order Effect": "geomsim: the turn position farthest from the even win rate (its 95% "
+                         "interval holds for all positions at once), and the p-value of one "
+                         "chi-square test that all positions win equally.",
     "Completion": "Ludii: the share of games with a sole winner (no draw, not cut short).",
     "Finished": "geomsim: the share of games played to their end.",
     "Drawishness": "Ludii: the share of games in which every player ties.",
@@ -299,9 +301,11 @@ def balance(rows: Sequence[Row]) -> dict[str, Any] | None:
 
 
 def turn_order_effect(rows: Sequence[Row]) -> dict[str, Any] | None:
-    """The turn position whose win rate lies farthest from the even chance (rate, Wilson 95%
-    interval, deviation), and the p-value of a chi-square test that every turn position wins
-    equally often (one test for all positions: no multiple comparisons)."""
+    """The turn position whose win rate lies farthest from the even chance (rate, deviation,
+    and a 95% interval that holds for every position at once, so also for the one picked as
+    farthest: Wilson's at 1 - 0.05/k for k positions, Bonferroni's), and the p-value of a
+    chi-square test that every turn position wins equally often (one test for all positions:
+    no multiple comparisons)."""
     by_turn = summarize(rows).get("by_turn") or []
     if len(by_turn) < 2:
         return None
@@ -309,7 +313,11 @@ def turn_order_effect(rows: Sequence[Row]) -> dict[str, Any] | None:
     worst = max(by_turn, key=lambda t: (round(abs(t["win_rate"] - even), 12), -t["turn"]))
     wins = np.array([t["wins"] for t in by_turn], dtype=float)
     p = chisquare_p(wins)
-    return {"turn": worst["turn"], "win_rate": worst["win_rate"], "ci95": worst["ci95"],
+    # The farthest of k positions is picked for being far: its own 95% interval would miss
+    # the even chance of a fair game in about one batch in five (four positions).
+    z = NormalDist().inv_cdf(1 - 0.025 / len(by_turn))
+    low, high = wilson(worst["wins"], worst["games"], z)
+    return {"turn": worst["turn"], "win_rate": worst["win_rate"], "ci95": [low, high],
             "deviation": worst["win_rate"] - even, "p_equal": p, "games": worst["games"]}
 
 
@@ -392,7 +400,8 @@ def metric_lines(m: dict[str, Any]) -> list[tuple[str, str]]:
                       f"over turn positions, {b['games']} games)"))
     if t := m.get("Turn-Order Effect"):
         lines.append(("Turn-Order Effect", f"{ordinal(t['turn'] + 1)} to move wins "
-                      f"{pct(t['win_rate'])} (95% CI {_ci(t)}), {100 * t['deviation']:+.1f} points "
+                      f"{pct(t['win_rate'])} (95% CI over all positions {_ci(t)}), "
+                      f"{100 * t['deviation']:+.1f} points "
                       f"from even; all positions equal: p = {t['p_equal']:.3g}"))
     for metric in METRICS:
         if metric.name in m:

@@ -25,8 +25,7 @@ from functools import cache
 from typing import Any, cast
 
 import numpy as np
-from pymunk import cp  # Chipmunk's C functions, as pymunk's classes call them
-from pymunk._chipmunk_cffi import ffi
+from pymunk import cp, ffi  # Chipmunk's C functions and their cffi, as pymunk's classes use them
 import shapely
 from numpy.typing import NDArray
 

@@ -813,13 +813,19 @@ def lay_marker(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, conv
 @numba.njit(cache=True)
 def grown(log: Ints, coords: Array, k: int, m: int) -> tuple[Ints, Array]:
     """The log and the coordinates with room for at least one more decision each."""
+    # Element by element: a slice assignment of 2-d arrays has numba compile its shape-error
+    # message (numba's string formatting), about a third of the kernel's first compilation.
     if k >= log.shape[0]:
         bigger = np.zeros((2 * log.shape[0], 3), dtype=np.int64)
-        bigger[:k] = log[:k]
+        for row in range(k):
+            for col in range(3):
+                bigger[row, col] = log[row, col]
         log = bigger
     if m >= coords.shape[0]:
         more = np.zeros((2 * coords.shape[0], 3), dtype=np.float64)
-        more[:m] = coords[:m]
+        for row in range(m):
+            for col in range(3):
+                more[row, col] = coords[row, col]
         coords = more
     return log, coords
 

@@ -759,7 +759,11 @@ def apply_move(par: Ints, cells: Ints, loose: Ints, heroes: Ints, supply: Ints, 
 def grown(log: Ints) -> Ints:
     """`log` with twice the rows (the first ones copied)."""
     bigger = np.zeros((2 * log.shape[0], 3), dtype=np.int64)
-    bigger[:log.shape[0]] = log
+    # Element by element: a slice assignment of 2-d arrays has numba compile its shape-error
+    # message (numba's string formatting), about a third of the kernel's first compilation.
+    for row in range(log.shape[0]):
+        for col in range(3):
+            bigger[row, col] = log[row, col]
     return bigger
 
 

@@ -272,35 +272,45 @@ def code(action: Action) -> int:
 
 # -- the kernel (numba) -----------------------------------------------------------------------
 @numba.njit(cache=True)
+def _copy(dst: np.ndarray, to: int, src: np.ndarray, at: int, n: int) -> None:
+    """dst[to:to + n] = src[at:at + n], element by element: a slice assignment between arrays
+    has numba compile its shape-error message (numba's string formatting), about a third of the
+    kernel's first compilation."""
+    for i in range(n):
+        dst[to + i] = src[at + i]
+
+
+@numba.njit(cache=True)
 def _read_list(rec: np.ndarray, at: int, b: np.ndarray, to: int) -> int:
     """Copy the length-prefixed list at rec[at] to b[to:]; the index after it in `rec`."""
     n: int = rec[at]
-    b[to: to + n] = rec[at + 1: at + 1 + n]
+    _copy(b, to, rec, at + 1, n)
     return at + 1 + n
 
 
 @numba.njit(cache=True)
 def _load(b: np.ndarray, rec: np.ndarray, at: int) -> None:
     """Set the board to the record starting at rec[at] (layout: module docstring)."""
+    # Offsets as int(...): numba would compile `_copy` and `_read_list` once per literal.
     b[:OPTS] = 0
     p = rec[at]
-    b[:7] = rec[at: at + 7]
+    _copy(b, int(0), rec, at, int(7))
     at += 7
-    b[EXPLORERS: EXPLORERS + p] = rec[at: at + p]
-    b[IN_TEMPLE: IN_TEMPLE + p] = rec[at + p: at + 2 * p]
-    b[SEALED: SEALED + p] = rec[at + 2 * p: at + 3 * p]
+    _copy(b, int(EXPLORERS), rec, at, p)
+    _copy(b, int(IN_TEMPLE), rec, at + p, p)
+    _copy(b, int(SEALED), rec, at + 2 * p, p)
     at += 3 * p
     b[S_NORDER] = rec[at]
-    at = _read_list(rec, at, b, ORDER)
-    b[ROW: ROW + CARDS_PER_ROUND] = rec[at: at + CARDS_PER_ROUND]
+    at = _read_list(rec, at, b, int(ORDER))
+    _copy(b, int(ROW), rec, at, int(CARDS_PER_ROUND))
     at += CARDS_PER_ROUND
     b[S_DTOP], b[S_DEND] = 0, rec[at]
-    at = _read_list(rec, at, b, DECK)
+    at = _read_list(rec, at, b, int(DECK))
     n = rec[at]
     b[S_HEAD], b[S_TAIL] = PEND_MID, PEND_MID + n
-    b[PEND + 3 * PEND_MID: PEND + 3 * (PEND_MID + n)] = rec[at + 1: at + 1 + 3 * n]
+    _copy(b, int(PEND + 3 * PEND_MID), rec, at + 1, 3 * n)
     at += 1 + 3 * n
-    b[COUNTS: COUNTS + p * COLUMNS] = rec[at: at + p * COLUMNS]
+    _copy(b, int(COUNTS), rec, at, p * COLUMNS)
     at += p * COLUMNS
     for q in range(p):
         b[NTOTEMS + q] = rec[at]
@@ -309,9 +319,9 @@ def _load(b: np.ndarray, rec: np.ndarray, at: int) -> None:
         b[NCOPIES + q] = rec[at]
         at = _read_list(rec, at, b, COPIES + TOTEM_CAP * q)
     b[S_NOFFER] = rec[at]
-    at = _read_list(rec, at, b, OFFER)
+    at = _read_list(rec, at, b, int(OFFER))
     b[S_NUSED] = rec[at]
-    at = _read_list(rec, at, b, USED)
+    at = _read_list(rec, at, b, int(USED))
     for c in range(COLUMNS):
         at = _read_list(rec, at, b, COVERED + CHAMBER_CAP * c)
 
@@ -587,9 +597,9 @@ def _apply(b: np.ndarray, t: np.ndarray, player: int, code: int) -> None:
 def _effects(b: np.ndarray, player: int, out: np.ndarray) -> int:
     """The player's totems then copied totems (CibolaState._effects), into `out`; how many."""
     n: int = b[NTOTEMS + player]
-    out[:n] = b[TOTEMS + TOTEM_CAP * player: TOTEMS + TOTEM_CAP * player + n]
+    _copy(out, int(0), b, TOTEMS + TOTEM_CAP * player, n)
     m: int = b[NCOPIES + player]
-    out[n: n + m] = b[COPIES + TOTEM_CAP * player: COPIES + TOTEM_CAP * player + m]
+    _copy(out, n, b, COPIES + TOTEM_CAP * player, m)
     return n + m
 
 

@@ -469,3 +469,16 @@ def test_ismcts_searches_as_without_its_shortcuts(games4, monkeypatch):
             for i, s in enumerate(positions) for b in bots]
     assert fast == slow
     assert all(len(stats) >= 3 for stats in fast)
+
+
+def test_the_log_and_the_coordinates_grow_keeping_their_rows():
+    """`grown` copies the kept rows into arrays twice as long (element by element since it
+    stopped using numba's slice assignment), and leaves arrays with room as they are."""
+    log = np.arange(12, dtype=np.int64).reshape(4, 3)
+    coords = np.arange(6, dtype=np.float64).reshape(2, 3) / 4
+    bigger, more = playout.grown(log, coords, 4, 2)
+    assert bigger.shape == (8, 3) and more.shape == (4, 3)
+    assert (bigger[:4] == log).all() and (bigger[4:] == 0).all()
+    assert (more[:2] == coords).all() and (more[2:] == 0).all()
+    same_log, same_coords = playout.grown(log, coords, 3, 1)
+    assert same_log is log and same_coords is coords

@@ -201,3 +201,12 @@ def test_compiled_games_follow_the_law_of_interface_random_games(players):
     """Uniform among the same legal actions: the mean game length agrees with random games
     played through the interface from the same setups (within 3 standard errors)."""
     assert playout_length_gap(GAME, players, games=50, seed=100) < 3
+
+
+def test_the_log_grows_keeping_its_rows():
+    """`grown` copies every row into a log twice as long (element by element since it stopped
+    using numba's slice assignment)."""
+    log = np.arange(15, dtype=np.int64).reshape(5, 3)
+    bigger = playout.grown(log)
+    assert bigger.shape == (10, 3)
+    assert (bigger[:5] == log).all() and (bigger[5:] == 0).all()

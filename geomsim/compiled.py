@@ -1,9 +1,9 @@
 """Saying so when a compiled random player is about to compile.
 
 A game's kernel (numba, ``cache=True``) compiles on its first call after an install or a change
-of its source: about a minute on two cores, silent otherwise. Later processes load numba's
+of its source: 5-15 s of CPU a game on this machine, silent otherwise. Later processes load numba's
 on-disk cache in a second or two. `compiling` writes one line to stderr before a cold first call
-and one after it, so that nobody waits a silent minute.
+and one after it, so that nobody waits in silence.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def compiling(what: str, kernel: Any, stream: TextIO | None = None) -> Iterator[
     cold = not is_compiled(kernel) and is_cached(kernel) is False
     out = sys.stderr if stream is None else stream
     if cold:
-        print(f"geomsim: compiling {what} with numba, once per install (about a minute)...",
+        print(f"geomsim: compiling {what} with numba, once per install (seconds)...",
               file=out, flush=True)
     start = time.perf_counter()
     yield

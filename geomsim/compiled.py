@@ -40,7 +40,7 @@ def compiling(what: str, kernel: Any, stream: TextIO | None = None) -> Iterator[
     cold = not is_compiled(kernel) and is_cached(kernel) is False
     out = sys.stderr if stream is None else stream
     if cold:
-        print(f"geomsim: compiling {what} with numba, once per install (seconds)...",
+        print(f"geomsim: compiling {what} with numba, once per install (a few seconds)...",
               file=out, flush=True)
     start = time.perf_counter()
     yield

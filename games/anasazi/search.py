@@ -56,7 +56,8 @@ SECONDS = 0.9  # default cap of a decision's search (CPU s): under 1 s on this m
 FIRSTS = 5  # the planner's first actions a turn may start with
 SECONDS_PER_FIRST = 3  # the planner's second actions tried after each
 TURNS = 6  # turns kept for the simulations
-OPPONENT_SAMPLES = 32  # random placements per expedition of the modelled opponents
+OPPONENT_SAMPLES = pl.SAMPLES  # random placements per expedition of the modelled opponents (the
+# planner as it plays: with fewer the modelled others miss narrow takes the real ones find)
 NEXT_TURN = 0.8  # weight of what the searcher's next turn can take from one marker of an end
 END_PRIZE = pl.END_PRIZE  # utility of ending the game as its winner (its negative: not)
 

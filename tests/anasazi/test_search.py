@@ -281,3 +281,11 @@ def test_the_turns_are_valued_by_the_inferred_odds(monkeypatch: pytest.MonkeyPat
     blue = COLOURS.index("blue")
     assert beliefs and all(isinstance(b, search.pl.Belief) and b.factor[1][blue] > 1.9
                            for b in beliefs)
+
+
+def test_the_others_are_modelled_as_the_planner_they_would_be() -> None:
+    """The simulated opponents draw as many placements as the planner does by default: with
+    fewer they miss the narrow takes a planner finds, and the search misjudges what a turn
+    leaves them."""
+    assert search.SearchBot().opponent.samples == search.pl.PlannerBot().samples \
+        == search.pl.SAMPLES

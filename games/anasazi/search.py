@@ -1,11 +1,12 @@
 """A search player for Anasazi: ``mcts[:iterations=N,seconds=T]``.
 
-Information-set search over the searcher's whole turn, judged by what the round after it does.
+Information-set search over the searcher's whole turn, judged by what the rounds after it do.
 First, what the others' hands say of their objective cards (`Objectives`: rule 5.1 doubles a
 card's colour, so a player leans to it; each held treasure makes its colour as many times
-likelier as the card multiplies, against the cards left). The searcher values the others by those odds, not the
-deck's, everywhere the planner's `Belief` would (the turns, the leaves, a camp theft's take),
-and the simulations deal the others' cards by them. Then two stages each decision:
+likelier as the card multiplies, against the cards left). The searcher values the others by
+those odds, not the deck's, everywhere the planner's `Belief` would (the turns, the leaves, a
+camp theft's take), and the simulations deal the others' cards by them. Then two stages each
+decision:
 
 1. **Turns.** The planner's best first actions (`planner.main_choices`: markers from the exact
    windows of every wanted pueblo, blocking and thieving base camps) and, when the turn has a
@@ -15,18 +16,23 @@ and the simulations deal the others' cards by them. Then two stages each decisio
    (`planner.turn_value`); the best turn of each first action is kept, then the second best.
 2. **Rounds.** A simulation draws a determinization (hidden tower colours and the other
    players' objective cards, from the searcher's view), plays the turn in it, then lets every
-   other player play its turn as the planner would, until the searcher is to move again or the
-   game ends (rule 5.0: the last marker, or a colour's fourth tower). The others' cards are
-   dealt by the inferred odds. The leaf's value is the searcher's utility (its score against
-   the best opponent's and their mean, as the planner's `Belief` rates it, by the inferred
-   odds) plus what its next turn can take from the ends the others left; at the end
-   of the game, the final scores of the determinization and a prize for winning, a penalty for
-   losing (the tie-break of rule 5.1 included). Turns are compared on common random numbers
-   (every turn of a round sees the same determinization and the same opponents' draws) and
-   culled by sequential halving: a round plays every turn still in, the worse half leaves.
+   other player play its turn as the planner would (the planner as it plays, its default
+   placements: with fewer the modelled others miss narrow takes the real ones find), then the
+   searcher's next turn as the planner would and the others' again (`ROUNDS`, two: a turn's
+   worth shows in what it sets up for the searcher's next turn, a camp to cover, an end left
+   near a pueblo, and in what the others then make of it), until the searcher is to move the
+   `ROUNDS`-th time or the game ends (rule 5.0: the last marker, or a colour's fourth tower).
+   The others' cards are dealt by the inferred odds. The leaf's value is the searcher's
+   utility (its score against the best opponent's and their mean, as the planner's `Belief`
+   rates it, by the inferred odds) plus what its next turn can take from the ends the others
+   left; at the end of the game, the final scores of the determinization and a prize for
+   winning, a penalty for losing (the tie-break of rule 5.1 included). Turns are compared on
+   common random numbers (every turn of a round sees the same determinization and the same
+   opponents' draws) and culled by sequential halving: a round plays every turn still in, the
+   worse half leaves.
 
 The action played is the first of the best turn (the mean of its simulations); at the turn's
-second action, that turn's second (it was judged with the round after it), unless it is no
+second action, that turn's second (it was judged with the rounds after it), unless it is no
 longer legal. Follow-ups are the planner's: a look as it would; a take by the inferred odds.
 
 Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
@@ -51,13 +57,15 @@ from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_float, positive_i
 from geomsim.reading import cut
 from geomsim.rules import Action, IllegalAction
 
-ITERATIONS = 10  # default simulations (rounds of play) per decision
+ITERATIONS = 10  # default simulations (each of `ROUNDS` rounds of play) per decision
 SECONDS = 0.9  # default cap of a decision's search (CPU s): under 1 s on this machine
 FIRSTS = 5  # the planner's first actions a turn may start with
 SECONDS_PER_FIRST = 3  # the planner's second actions tried after each
 TURNS = 6  # turns kept for the simulations
-OPPONENT_SAMPLES = 32  # random placements per expedition of the modelled opponents
+OPPONENT_SAMPLES = pl.SAMPLES  # random placements per expedition of the modelled opponents (the
+# planner as it plays: with fewer the modelled others miss narrow takes the real ones find)
 NEXT_TURN = 0.8  # weight of what the searcher's next turn can take from one marker of an end
+ROUNDS = 2  # rounds simulated after the searcher's turn (its own next turns the planner's)
 END_PRIZE = pl.END_PRIZE  # utility of ending the game as its winner (its negative: not)
 
 
@@ -142,6 +150,7 @@ class SearchBot:
     iterations: int = ITERATIONS
     seconds: float = SECONDS
     spec: str = "mcts"
+    rounds: int = ROUNDS  # rounds simulated after the turn (1: until the searcher's next turn)
     planner: pl.PlannerBot = field(default_factory=pl.PlannerBot)
     opponent: pl.PlannerBot = field(default_factory=lambda: pl.PlannerBot(OPPONENT_SAMPLES))
     # The turn chosen at its first action: (player, history length then, its actions).
@@ -281,14 +290,17 @@ class SearchBot:
             except IllegalAction:  # legal in truth (the board is public): never expected
                 return -1e6
             self._follow_ups(sim, player, mine)
-        # Then the others play (and the planner whatever the searcher's turn has left), until
-        # the searcher's next turn.
-        gone = False
+        # Then the others play (and the planner whatever the searcher's turn has left), and the
+        # searcher's next turns as the planner, until its turn `rounds` turns after this one.
+        gone, rounds = False, 0
         while not sim.is_over():
             p = sim.current
             gone = gone or p != player
             if gone and p == player and not sim.pending:
-                break
+                rounds += 1
+                if rounds >= self.rounds:
+                    break
+                gone = False
             bot = self.planner if p == player else self.opponent
             sim.apply(bot.choose(sim, p, mine if p == player else theirs), p)
         return self._leaf(sim, player, mine)
@@ -325,8 +337,9 @@ def make_search(arg: str | None) -> SearchBot:
                      seconds=float(options.get("seconds", SECONDS)), spec=f"mcts:{arg}")
 
 
-BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T] (Anasazi: simulates a round after "
-                              "each of its best turns in determinizations, the others playing "
+BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T] (Anasazi: simulates "
+                              f"{ROUNDS} rounds after each of its best turns in "
+                              "determinizations, all playing "
                               f"as the planner; default {ITERATIONS} simulations (at most "
                               f"{MAX_ITERATIONS:,}), stopped after {SECONDS:g} CPU s "
                               f"(at most {MAX_SECONDS:g}))")}

@@ -1,4 +1,4 @@
-"""A search player for Anasazi: ``mcts[:iterations=N,seconds=T]``.
+"""A search player for Anasazi: ``mcts[:iterations=N,seconds=T,rounds=R]``.
 
 Information-set search over the searcher's whole turn, judged by what the rounds after it do.
 First, what the others' hands say of their objective cards (`Objectives`: rule 5.1 doubles a
@@ -37,7 +37,8 @@ longer legal. Follow-ups are the planner's: a look as it would; a take by the in
 
 Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
 CPU time (a cap: results depend on the machine's speed only when it bites, and never on its
-load). Both are bounded like every bot spec (`geomsim.bots`).
+load); `rounds` of play simulated after the turn (default `ROUNDS`; each round costs about
+as much as the first). All are bounded like every bot spec (`geomsim.bots`).
 """
 
 from __future__ import annotations
@@ -318,31 +319,37 @@ class SearchBot:
         return value + NEXT_TURN * pl.next_take(self.planner, state, belief, player, rng)
 
 
+MAX_ROUNDS = 8  # rounds a simulation may play after the searcher's turn (each costs as much)
+SPEC_KEYS = ("iterations", "seconds", "rounds")
+
+
 def make_search(arg: str | None) -> SearchBot:
-    """The bot of spec ``mcts`` or ``mcts:iterations=N,seconds=T`` (either or both)."""
+    """The bot of spec ``mcts`` or ``mcts:iterations=N,seconds=T,rounds=R`` (any of them)."""
     if not arg:
         return SearchBot()
     options: dict[str, float | int] = {}
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or key not in ("iterations", "seconds") or key in options:
-            raise ValueError(f"bot {cut(f'mcts:{arg}', 60)}: expected iterations=N and/or "
-                             f"seconds=T, not {cut(repr(part), 40)}")
+        if not sep or key not in SPEC_KEYS or key in options:
+            raise ValueError(f"bot {cut(f'mcts:{arg}', 60)}: expected iterations=N, seconds=T "
+                             f"and/or rounds=R, not {cut(repr(part), 40)}")
         if key == "iterations":
             options[key] = positive_int(value.strip(), "mcts", "iterations", arg, MAX_ITERATIONS)
+        elif key == "rounds":
+            options[key] = positive_int(value.strip(), "mcts", "rounds", arg, MAX_ROUNDS)
         else:
             options[key] = positive_float(value.strip(), "mcts", "seconds", arg, MAX_SECONDS)
     return SearchBot(iterations=int(options.get("iterations", ITERATIONS)),
-                     seconds=float(options.get("seconds", SECONDS)), spec=f"mcts:{arg}")
+                     seconds=float(options.get("seconds", SECONDS)),
+                     rounds=int(options.get("rounds", ROUNDS)), spec=f"mcts:{arg}")
 
 
-BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T] (Anasazi: simulates "
-                              f"{ROUNDS} rounds after each of its best turns in "
-                              "determinizations, all playing "
-                              f"as the planner; default {ITERATIONS} simulations (at most "
-                              f"{MAX_ITERATIONS:,}), stopped after {SECONDS:g} CPU s "
-                              f"(at most {MAX_SECONDS:g}))")}
+BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T,rounds=R] (Anasazi: simulates "
+                              f"R rounds (default {ROUNDS}, at most {MAX_ROUNDS}) after each of "
+                              "its best turns in determinizations, all playing as the planner; "
+                              f"default {ITERATIONS} simulations (at most {MAX_ITERATIONS:,}), "
+                              f"stopped after {SECONDS:g} CPU s (at most {MAX_SECONDS:g}))")}
 
 # The game's players: the planner's and this one's (the package's `bots` part points here).
 PLAYERS = {**pl.BOTS, **BOTS}

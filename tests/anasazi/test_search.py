@@ -24,11 +24,16 @@ def test_the_game_provides_the_search_player_with_a_bounded_budget() -> None:
     assert (bot.iterations, bot.seconds, bot.spec) == (7, 0.25, "mcts:iterations=7,seconds=0.25")
     default = make_bot("mcts", GAME)
     assert isinstance(default, search.SearchBot) and default.iterations == search.ITERATIONS
+    assert default.rounds == search.ROUNDS
+    one = make_bot("mcts:rounds=1,iterations=3", GAME)
+    assert isinstance(one, search.SearchBot) and (one.rounds, one.iterations) == (1, 3)
     assert make_bot("planner", GAME).spec == "planner"  # the planner is still there
     for spec, words in ((f"mcts:iterations={MAX_ITERATIONS + 1}", "iterations must be a positive"),
                         ("mcts:seconds=1e300", f"at most {MAX_SECONDS:g}"),
                         ("mcts:seconds=nan", "seconds must be a positive"),
-                        ("mcts:depth=3", "expected iterations=N and/or seconds=T"),
+                        ("mcts:depth=3", "expected iterations=N, seconds=T and/or rounds=R"),
+                        (f"mcts:rounds={search.MAX_ROUNDS + 1}", "rounds must be a positive"),
+                        ("mcts:rounds=0", "rounds must be a positive"),
                         ("mcts:iterations=2,iterations=3", "expected iterations=N")):
         with pytest.raises(ValueError, match=words) as caught:
             make_bot(spec, GAME)

@@ -65,10 +65,12 @@ def test_the_search_spends_its_iterations_on_simulated_rounds(
     assert len(seeds) == 5 and len(set(seeds)) == 1
 
 
-def test_a_simulation_plays_until_the_searcher_is_to_move_again(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """With `rounds=1` the leaf of a simulation is the searcher's next turn: every other player
-    has played its turn (two actions each, rule 4.0) after the searcher's."""
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_a_simulation_plays_its_rounds_until_the_searcher_is_to_move_again(
+        monkeypatch: pytest.MonkeyPatch, rounds: int) -> None:
+    """The leaf of a simulation is the searcher's turn `rounds` turns after this one: after
+    its turn every other player has played its turn (two actions each, rule 4.0), and with
+    `rounds=2` the searcher's next turn as the planner plays it and the others' again."""
     leaves: list[AnasaziState] = []
     real = search.SearchBot._leaf
 
@@ -80,15 +82,15 @@ def test_a_simulation_plays_until_the_searcher_is_to_move_again(
     monkeypatch.setattr(search.SearchBot, "_leaf", keep)
     state = _to_play(3)
     player = state.current
-    search.SearchBot(iterations=2, seconds=60, rounds=1).choose(state, player,
-                                                              np.random.default_rng(1))
+    search.SearchBot(iterations=2, seconds=60, rounds=rounds).choose(state, player,
+                                                                   np.random.default_rng(1))
     assert len(leaves) == 2
     for leaf in leaves:
-        assert leaf.is_over() or (leaf.current == player and leaf.actions_left == 2
-                                  and not leaf.pending)
         movers = [p for p, *_ in leaf.history[len(state.history):]]
         runs = [p for i, p in enumerate(movers) if not i or movers[i - 1] != p]
-        assert leaf.is_over() or runs == [(player + k) % 4 for k in range(4)]
+        order = [(player + k) % 4 for k in range(4)]
+        assert leaf.is_over() or (runs == order * rounds and leaf.current == player
+                                  and leaf.actions_left == 2 and not leaf.pending)
 
 
 def test_the_search_takes_the_treasure_behind_a_narrow_window() -> None:
@@ -297,32 +299,6 @@ def test_the_turns_are_valued_by_the_inferred_odds(monkeypatch: pytest.MonkeyPat
     blue = COLOURS.index("blue")
     assert beliefs and all(isinstance(b, search.pl.Belief) and b.factor[1][blue] > 1.9
                            for b in beliefs)
-
-
-def test_a_simulation_of_two_rounds_plays_the_searchers_next_turn_and_the_round_after(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """With `rounds=2` the leaf is the searcher's turn after next: its turn, the others' (two
-    actions each, rule 4.0), its next turn as the planner plays it, the others' again."""
-    leaves: list[AnasaziState] = []
-    real = search.SearchBot._leaf
-
-    def keep(self: search.SearchBot, state: AnasaziState, player: int,
-             rng: np.random.Generator) -> float:
-        leaves.append(state)
-        return real(self, state, player, rng)
-
-    monkeypatch.setattr(search.SearchBot, "_leaf", keep)
-    state = _to_play(3)
-    player = state.current
-    search.SearchBot(iterations=2, seconds=60, rounds=2).choose(state, player,
-                                                              np.random.default_rng(1))
-    assert len(leaves) == 2
-    for leaf in leaves:
-        movers = [p for p, *_ in leaf.history[len(state.history):]]
-        runs = [p for i, p in enumerate(movers) if not i or movers[i - 1] != p]
-        order = [(player + k) % 4 for k in range(4)]
-        assert leaf.is_over() or (runs == order * 2 and leaf.current == player
-                                  and leaf.actions_left == 2 and not leaf.pending)
 
 
 def test_the_others_are_modelled_as_the_planner_they_would_be() -> None:

@@ -314,7 +314,7 @@ def turn_order_effect(rows: Sequence[Row]) -> dict[str, Any] | None:
     wins = np.array([t["wins"] for t in by_turn], dtype=float)
     p = chisquare_p(wins)
     # The farthest of k positions is picked for being far: its own 95% interval would miss
-    # the even chance of a fair game in about one batch in five (four positions).
+    # the even chance of a fair game in about one batch in six (four positions, 100 games).
     z = NormalDist().inv_cdf(1 - 0.025 / len(by_turn))
     low, high = wilson(worst["wins"], worst["games"], z)
     return {"turn": worst["turn"], "win_rate": worst["win_rate"], "ci95": [low, high],

@@ -251,9 +251,10 @@ def relax(outlines: Sequence[np.ndarray], centres: np.ndarray, camps: np.ndarray
 class _Chipmunk:
     """A Chipmunk space made and stepped through pymunk's C bindings (`pymunk.cp`), with the
     calls `pymunk.Space`, `Body`, `Poly` and `Segment` make, in the order `relax` made them
-    with those classes (the same tables, seed for seed; a test compares the two), without
-    their Python objects: half of a relaxation's time went to making them. Everything is
-    freed on leaving the `with` block, the space first (its teardown wakes its bodies)."""
+    with those classes (the same tables, seed for seed: tests/anasazi/test_layout_frozen.py
+    holds tables those classes made), without their Python objects, which took about a third
+    of a relaxation's time. Everything is freed on leaving the `with` block, the space first
+    (its teardown wakes its bodies)."""
 
     def __init__(self) -> None:
         self.space = cp.cpSpaceNew()

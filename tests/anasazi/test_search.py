@@ -4,11 +4,14 @@ it takes what only a narrow window reaches. Tiny budgets: each test well under a
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
 from games.anasazi import GAME
 from games.anasazi import legality as lg
+from games.anasazi import planner as pl
 from games.anasazi import search
 from games.anasazi.actions import PlaceMarker, TakeTreasure
 from games.anasazi.components import COLOURS
@@ -164,7 +167,7 @@ def test_the_time_cap_stops_the_search_before_a_simulation_would_overrun_it(
     costly as the costliest so far would end under it (a clock that only simulations move:
     0.3 s each against a 1 s cap gives three, not the fourth that would end at 1.2 s)."""
     clock = [0.0]
-    monkeypatch.setattr(search.time, "process_time", lambda: clock[0])
+    monkeypatch.setattr(time, "process_time", lambda: clock[0])
     ran: list[int] = []
 
     def simulate(self: search.SearchBot, state: AnasaziState, player: int,
@@ -184,7 +187,7 @@ def test_the_time_cap_stops_the_search_before_a_simulation_would_overrun_it(
 def _holding(player: int = 0, **hands: dict[str, int]) -> AnasaziState:
     """A state of play with `player` to move, no tower on the track, objectives white, red,
     blue, yellow by seat, and the hands given by seat (``p1={"blue": 6}``); the rest empty."""
-    state = _to_play(3)
+    state: AnasaziState = _to_play(3)
     state.current = player
     state.track = {colour: 0 for colour in state.track}
     state.objectives = ("white", "red", "blue", "yellow")
@@ -246,7 +249,7 @@ def test_the_simulations_deal_the_others_the_objectives_their_hands_suggest(
     state = _holding(p1={"blue": 6})
     bot = search.SearchBot()
     bot._inferred = search.Objectives.of(state, 0)
-    turn = search.pl.main_choices(bot.planner, state, 0, np.random.default_rng(0), 1)[0][0]
+    turn = pl.main_choices(bot.planner, state, 0, np.random.default_rng(0), 1)[0][0]
     for seed in range(12):
         bot._simulate(state, 0, (turn,), seed)
     assert len(dealt) == 12 and dealt.count("blue") >= 10
@@ -261,7 +264,7 @@ def test_the_leaf_counts_the_objective_a_leaders_hand_suggests() -> None:
     bot._inferred = search.Objectives.of(state, 0)
     belief = bot._belief(state, 0)
     assert belief.factor[1][COLOURS.index("blue")] > 1.9
-    assert belief.factor[0].tolist() == search.pl.Belief.of(state, 0).factor[0].tolist()
+    assert belief.factor[0].tolist() == pl.Belief.of(state, 0).factor[0].tolist()
     assert bot._leaf(state, 0, np.random.default_rng(0)) < uniform - 3.0
 
 
@@ -275,7 +278,7 @@ def test_a_theft_takes_from_the_colour_its_victim_most_likely_doubles() -> None:
     state.track["blue"] = 1
     state.pending = ["take"]
     space = list(state.legal_actions(0))  # type: ignore[call-overload]
-    assert search.pl.best_take(search.pl.Belief.of(state, 0), space) == \
+    assert pl.best_take(pl.Belief.of(state, 0), space) == \
         TakeTreasure("red", 1)
     bot = search.SearchBot()
     assert bot.choose(state, 0, np.random.default_rng(0)) == TakeTreasure("blue", 1)
@@ -285,19 +288,19 @@ def test_the_turns_are_valued_by_the_inferred_odds(monkeypatch: pytest.MonkeyPat
     """The planner's candidates and values of the searcher's turns come from a belief in
     which a player holding six blue treasures most likely doubles blue."""
     beliefs: list[object] = []
-    real = search.pl.main_choices
+    real = pl.main_choices
 
     def spy(*args: object, **kwargs: object) -> object:
         beliefs.append(kwargs.get("belief"))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(search.pl, "main_choices", spy)
+    monkeypatch.setattr(pl, "main_choices", spy)
     state = _holding(p1={"blue": 6})
     bot = search.SearchBot()
     bot._inferred = search.Objectives.of(state, 0)
     assert bot._turns(state, 0, np.random.default_rng(0))
     blue = COLOURS.index("blue")
-    assert beliefs and all(isinstance(b, search.pl.Belief) and b.factor[1][blue] > 1.9
+    assert beliefs and all(isinstance(b, pl.Belief) and b.factor[1][blue] > 1.9
                            for b in beliefs)
 
 
@@ -305,5 +308,5 @@ def test_the_others_are_modelled_as_the_planner_they_would_be() -> None:
     """The simulated opponents draw as many placements as the planner does by default: with
     fewer they miss the narrow takes a planner finds, and the search misjudges what a turn
     leaves them."""
-    assert search.SearchBot().opponent.samples == search.pl.PlannerBot().samples \
-        == search.pl.SAMPLES
+    assert search.SearchBot().opponent.samples == pl.PlannerBot().samples \
+        == pl.SAMPLES

@@ -813,21 +813,25 @@ def lay_marker(fp: Array, ip: Ints, verts: Array, rings: Ints, polys: Ints, conv
 @numba.njit(cache=True)
 def grown(log: Ints, coords: Array, k: int, m: int) -> tuple[Ints, Array]:
     """The log and the coordinates with room for at least one more decision each."""
-    # Element by element: a slice assignment of 2-d arrays has numba compile its shape-error
-    # message (numba's string formatting), about a third of the kernel's first compilation.
     if k >= log.shape[0]:
         bigger = np.zeros((2 * log.shape[0], 3), dtype=np.int64)
-        for row in range(k):
-            for col in range(3):
-                bigger[row, col] = log[row, col]
+        _copy_rows(bigger, log, k)
         log = bigger
     if m >= coords.shape[0]:
         more = np.zeros((2 * coords.shape[0], 3), dtype=np.float64)
-        for row in range(m):
-            for col in range(3):
-                more[row, col] = coords[row, col]
+        _copy_rows(more, coords, m)
         coords = more
     return log, coords
+
+
+@numba.njit(cache=True)
+def _copy_rows(dst: np.ndarray, src: np.ndarray, rows: int) -> None:
+    """dst[:rows] = src[:rows], element by element: a slice assignment of 2-d arrays has numba
+    compile its shape-error message (numba's string formatting), about a third of the kernel's
+    first compilation."""
+    for row in range(rows):
+        for col in range(src.shape[1]):
+            dst[row, col] = src[row, col]
 
 
 @numba.njit(cache=True)

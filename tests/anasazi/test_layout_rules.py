@@ -115,6 +115,19 @@ def test_two_discs_cover_a_pueblo(length, aspect, scale):
     assert np.hypot(*(right - [e[0], 0]).T).max() == pytest.approx(radius[0])
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=30), st.sampled_from([0.5, 1.0, 4.0]))
+def test_the_binned_search_gives_numpys_indices(ticks, scale):
+    """`_Search` returns what `np.searchsorted` does (side "left"), with ties, values on bin
+    edges and several values in one bin among the values and the queries."""
+    values = np.sort(np.array(ticks, float) / 8)
+    limit = float(values[-1]) + 1.0
+    queries = np.concatenate([values, np.nextafter(values, 0.0), np.nextafter(values, np.inf),
+                              np.linspace(0.0, limit, 57)])
+    assert (layout._Search(values, scale, limit)(queries)
+            == np.searchsorted(values, queries)).all()
+
+
 def test_the_polar_view_finds_the_cliff_a_ray_crosses():
     """`_Polar.reach` is where a ray from the centre meets the outline (shapely's intersection),
     and `_Polar.depth` how far a point on that ray lies inside the line of the edge it meets."""

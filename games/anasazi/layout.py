@@ -147,17 +147,15 @@ def mesa_outlines(rng: np.random.Generator, options: LayoutOptions) -> list[np.n
     """Vertices (n, 2) of the 28 irregular mesas centred near (0, 0), counter-clockwise, the
     centre mesa (twice the vertices) first: wobbly, ragged discs of the rings' mean radii."""
     ring = MESA_COUNTS["inner"] + MESA_COUNTS["outer"]
-    radii = np.array([options.centre_mesa_radius] + [options.inner_mesa_radius] * MESA_COUNTS["inner"]
-                     + [options.outer_mesa_radius] * MESA_COUNTS["outer"])
+    n = options.mesa_vertices
+    radii, step, falloff = _outline_constants(n, options.centre_mesa_radius,
+                                              options.inner_mesa_radius, options.outer_mesa_radius)
     # one grid of 2n angles for all: the ring mesas keep every second one, each vertex
     # jittered by up to 0.3 of its own mesa's step, so that their order stays
-    n = options.mesa_vertices
-    step = np.r_[1.0, np.full(ring, 2.0)][:, None] * (np.pi / n)
     jitter = rng.uniform(-0.3, 0.3, (ring + 1, 2 * n)) * step
     # each vertex's direction: the grid's turned by its jitter (no libm call per vertex)
     u = _grid(2 * n) * _unit(jitter)
-    amplitude = rng.uniform(0.3, 1.0, (ring + 1, 3)) * options.irregularity \
-        / np.arange(1, 4) ** 0.7
+    amplitude = rng.uniform(0.3, 1.0, (ring + 1, 3)) * options.irregularity / falloff
     phase = rng.uniform(0, 2 * np.pi, (ring + 1, 3))
     # low harmonics (2, 3, 4 lobes) give lobes and bays; higher ones, gears
     wave = amplitude * np.exp(1j * phase)
@@ -169,6 +167,20 @@ def mesa_outlines(rng: np.random.Generator, options: LayoutOptions) -> list[np.n
     centre *= radii[0] / r[0].mean()
     rings *= (radii[1:] / r[1:, ::2].mean(axis=1))[:, None]
     return [xy_of(centre), *xy_of(rings)]
+
+
+@cache
+def _outline_constants(n: int, centre: float, inner: float, outer: float
+                       ) -> tuple[Array, Array, Array]:
+    """What `mesa_outlines` scales by that only the options set (made once, read-only): the
+    28 mean radii, each mesa's angle step (the ring mesas keep every second of 2n angles) and
+    the harmonics' falloff."""
+    radii = np.array([centre] + [inner] * MESA_COUNTS["inner"] + [outer] * MESA_COUNTS["outer"])
+    step = np.r_[1.0, np.full(len(radii) - 1, 2.0)][:, None] * (np.pi / n)
+    falloff = np.arange(1, 4) ** 0.7
+    for a in (radii, step, falloff):
+        a.flags.writeable = False
+    return radii, step, falloff
 
 
 def start_positions(rng: np.random.Generator, options: LayoutOptions) -> np.ndarray:

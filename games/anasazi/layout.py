@@ -786,13 +786,25 @@ def _candidates(rng: np.random.Generator, polar: _Polar, mesa: NDArray[np.intp],
 
     The candidates of a pueblo are spread round its mesa, one in each of k equal stretches
     of the cliff (or of the angles round the centre) from a random start: when one part of
-    the mesa is taken, the next candidates lie elsewhere."""
+    the mesa is taken, the next candidates lie elsewhere. Every pueblo draws the numbers of
+    both ways; each is laid out the way it is placed only."""
     a = len(mesa)
     share = np.mod((np.arange(k) + rng.random((a, k))) / k + rng.random((a, 1)), 1.0)
+    spread, spin = rng.random((a, k)), rng.random((a, k))
+    z, w = np.empty((a, k), complex), np.empty((a, k), complex)
+    edge, inside = np.flatnonzero(along_edge), np.flatnonzero(~along_edge)
+    z[edge], w[edge] = _along_cliff(polar, mesa[edge], share[edge], half[edge], margin)
+    z[inside], w[inside] = _inside(polar, mesa[inside], share[inside], spread[inside],
+                                   spin[inside], half[inside], margin)
+    return z, w
+
+
+def _along_cliff(polar: _Polar, mesa: NDArray[np.intp], share: Array, half: Array,
+                 margin: float) -> tuple[Complex, Complex]:
+    """`_candidates` along the cliff, at `share` (a, k) of its length round each `mesa`."""
     on = mesa[:, None]
-    edge = along_edge[:, None]
-    # along the cliff: the cliff's direction over 6 mm (one vertex's jitter does not turn the
-    # pueblo), the middle set in by half its width, the bend and the margin
+    # the cliff's direction over 6 mm (one vertex's jitter does not turn the pueblo), the
+    # middle set in by half its width, the bend and the margin
     p, q, mid = polar.along_edge(on, share * polar.length[on]
                                  + np.array([-3.0, 3.0, 0.0])[:, None, None])
     tangent = q - p
@@ -800,13 +812,17 @@ def _candidates(rng: np.random.Generator, polar: _Polar, mesa: NDArray[np.intp],
     radius = polar.radius[mesa]
     bend = radius - np.sqrt(np.maximum(radius ** 2 - half[:, 0] ** 2, 0.0))
     inward = (half[:, 1] + bend + margin + 0.5)[:, None]
-    # inside: a point spread evenly over the mesa shrunk by about the pueblo's half width
+    return mid + 1j * tangent * inward, tangent
+
+
+def _inside(polar: _Polar, mesa: NDArray[np.intp], share: Array, spread: Array, spin: Array,
+            half: Array, margin: float) -> tuple[Complex, Complex]:
+    """`_candidates` inside: at `share` (a, k) of a turn round each `mesa`, sqrt(`spread`) of
+    the way out to the mesa shrunk by about the pueblo's half width (evenly over its area),
+    turned by `spin` of a turn."""
     u = np.exp(2j * math.pi * share)
-    room = np.maximum(polar.reach(on, u) - half[:, 1:] - margin - 3.0, 0.0)
-    inner = np.sqrt(rng.random((a, k))) * room * u
-    turn = np.exp(2j * math.pi * rng.random((a, k)))
-    return (np.where(edge, mid + 1j * tangent * inward, inner),
-            np.where(edge, tangent, turn))
+    room = np.maximum(polar.reach(mesa[:, None], u) - half[:, 1:] - margin - 3.0, 0.0)
+    return np.sqrt(spread) * room * u, np.exp(2j * math.pi * spin)
 
 
 def make_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], centres: np.ndarray,

@@ -572,6 +572,20 @@ class _Search:
         return cast(NDArray[np.intp], k)
 
 
+@cache
+def _ring_steps(lengths: tuple[int, ...]) -> tuple[NDArray[np.intp], NDArray[np.intp], Array]:
+    """For rings of these vertex counts laid end to end: each one's last vertex, each vertex's
+    next round its ring, and each vertex's ring times `_TURN` (`_Polar`'s keys), read-only."""
+    starts, index, _, _ = _rings(lengths)
+    last = starts + np.asarray(lengths) - 1
+    nxt = np.arange(len(index)) + 1
+    nxt[last] = starts
+    turns = index * _TURN
+    for a in (last, nxt, turns):
+        a.flags.writeable = False
+    return last, nxt, turns
+
+
 class _Polar:
     """The mesas' outlines seen from their centres, in their own frames: every outline is
     star-shaped about its centre (each ray from it crosses the cliff once), so the cliff a
@@ -580,17 +594,14 @@ class _Polar:
 
     def __init__(self, outlines: Sequence[np.ndarray]):
         n = len(outlines)
-        lengths = np.array([len(o) for o in outlines])
+        lengths = tuple(len(o) for o in outlines)
+        self.first, mesa, _, _ = _rings(lengths)  # the index arrays made once per lengths
+        self.last, nxt, turns = _ring_steps(lengths)
         every = complex_of(np.concatenate(outlines))
-        mesa = np.repeat(np.arange(n), lengths)
-        key = mesa * _TURN + _pseudo_angle(every)
+        key = turns + _pseudo_angle(every)
         order = np.argsort(key, kind="stable")
         self.key: Array = key[order]
         a = every[order]  # each edge's first vertex, counter-clockwise
-        self.first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        self.last = self.first + lengths - 1
-        nxt = np.arange(len(every)) + 1
-        nxt[self.last] = self.first
         self.a: Complex = a
         self.d: Complex = a[nxt] - a  # each edge as a vector
         self.d_length: Array = np.sqrt(self.d.real ** 2 + self.d.imag ** 2)

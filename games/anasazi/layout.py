@@ -517,6 +517,36 @@ def _cut_straight(octagons: np.ndarray, split: np.ndarray, hw: np.ndarray) -> np
     return np.stack([small, large])
 
 
+# A pueblo's vertices in `_sector_rings`: its octagon's eight, then the ends of a straight
+# cut (8 on the side y = -hw, 9 on y = hw). Undivided, its octagon; cut, its small sector
+# then its large one, as `_cut_straight` lays them (-1: none).
+_WHOLE = np.array([0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, -1])
+_CUT = np.array([0, 8, 9, 5, 6, 7, 8, 1, 2, 3, 4, 9])
+
+
+def _sector_rings(length: np.ndarray, width: np.ndarray, divided: np.ndarray, small_share: float
+                  ) -> tuple[np.ndarray, Array, list[int], list[int]]:
+    """`pueblo_shapes` laid end to end: the octagons (n, 8, 2), every sector's vertices
+    (pueblo by pueblo), each sector's number of vertices and each pueblo's of sectors; when
+    every cut runs straight across, one gather (no array per sector)."""
+    hl, hw, cut = length / 2, width / 2, 0.22 * width
+    split = -hl + small_share * length
+    straight = divided & (-hl + cut <= split) & (split <= hl - cut)
+    if (divided & ~straight).any():  # a cut clipped by shapely: sector by sector
+        octagons, sectors = pueblo_shapes(length, width, divided, small_share)
+        parts = [part for pueblo in sectors for part in pueblo]
+        return (octagons, np.concatenate(parts), [len(part) for part in parts],
+                [len(pueblo) for pueblo in sectors])
+    octagons = pueblo_outlines(length, width)
+    ends = np.stack([np.stack([split, -hw], axis=-1), np.stack([split, hw], axis=-1)], axis=1)
+    points = np.concatenate([octagons, ends], axis=1).reshape(-1, 2)  # 10 a pueblo
+    local = np.where(straight[:, None], _CUT, _WHOLE)
+    coords = points[(local + 10 * np.arange(len(octagons))[:, None])[local >= 0]]
+    split_list = (1 + straight).tolist()
+    lengths = [n for parts in split_list for n in ((6, 6) if parts == 2 else (8,))]
+    return octagons, coords, lengths, split_list
+
+
 def polygons_of(rings: Sequence[np.ndarray]) -> np.ndarray:
     """Polygons from vertex arrays of any lengths, rounded to `DECIMALS` (what JSON keeps), in
     one shapely call."""
@@ -848,8 +878,8 @@ def make_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], centr
     jitter = options.pueblo_size_jitter
     scale = 1 + rng.uniform(-jitter, jitter, PUEBLOS)  # the numbers of one draw a pueblo
     size = np.where(divided[:, None], options.divided_pueblo, options.single_pueblo)
-    octagons, sectors = pueblo_shapes(size[:, 0] * scale, size[:, 1] * scale, divided,
-                                      options.small_share)
+    octagons, coords, lengths, split = _sector_rings(size[:, 0] * scale, size[:, 1] * scale,
+                                                     divided, options.small_share)
     at = complex_of(centres)
     pose = place_pueblos(rng, outlines, complex_of(octagons), counts, at,
                          shapely.get_exterior_ring(mesas), options)
@@ -858,11 +888,8 @@ def make_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], centr
     mesa_of = np.repeat(np.arange(len(counts)), counts)
     z, w = pose
     z += at[mesa_of]
-    parts = [part for pueblo in sectors for part in pueblo]
-    lengths = [len(part) for part in parts]
-    split = [len(pueblo) for pueblo in sectors]
     every = np.repeat(np.repeat(np.arange(PUEBLOS), split), lengths)
-    corners = xy_of(z[every] + complex_of(np.concatenate(parts)) * w[every])
+    corners = xy_of(z[every] + complex_of(coords) * w[every])
     return mesa_of.tolist(), split, _polygons(corners, lengths)
 
 

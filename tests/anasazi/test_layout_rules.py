@@ -128,6 +128,22 @@ def test_the_binned_search_gives_numpys_indices(ticks, scale):
             == np.searchsorted(values, queries)).all()
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(10, 60), st.floats(0.2, 1.0), st.booleans()), min_size=1,
+                max_size=8), st.floats(0.2, 0.5))
+def test_the_sectors_laid_end_to_end_are_pueblo_shapes(pueblos, share):
+    """`_sector_rings` (one gather when every cut runs straight, sector by sector when one is
+    clipped) lays out exactly `pueblo_shapes`' sectors, pueblo by pueblo."""
+    length = np.array([p[0] for p in pueblos])
+    width, divided = length * [p[1] for p in pueblos], np.array([p[2] for p in pueblos])
+    octagons, sectors = layout.pueblo_shapes(length, width, divided, share)
+    made, coords, lengths, split = layout._sector_rings(length, width, divided, share)
+    parts = [part for pueblo in sectors for part in pueblo]
+    assert np.array_equal(made, octagons)
+    assert np.array_equal(coords, np.concatenate(parts))
+    assert lengths == [len(part) for part in parts] and split == [len(p) for p in sectors]
+
+
 def test_the_polar_view_finds_the_cliff_a_ray_crosses():
     """`_Polar.reach` is where a ray from the centre meets the outline (shapely's intersection),
     and `_Polar.depth` how far a point on that ray lies inside the line of the edge it meets."""

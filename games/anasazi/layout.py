@@ -616,6 +616,28 @@ def _ring_steps(lengths: tuple[int, ...]) -> tuple[NDArray[np.intp], NDArray[np.
     return last, nxt, turns
 
 
+@cache
+def _marks(lengths: tuple[int, ...]
+           ) -> tuple[NDArray[np.intp], NDArray[np.intp], Array, NDArray[np.intp]]:
+    """`_Polar`'s keys of rings of these vertex counts with a mark just below each ring's
+    keys (ring * _TURN - 1; the first ring's would be below every query), so that the last
+    key or mark below a query's key names the edge its ray crosses: a vertex's key, the edge
+    from it; a mark, or nothing, the edge from the ring's last vertex (the ray comes before
+    the ring's first vertex by angle). Where the keys go, where the marks go, the marks, and
+    the edge each count of keys and marks below a query names; made once, read-only."""
+    starts, ring, _, _ = _rings(lengths)
+    last, _, _ = _ring_steps(lengths)
+    slots = np.arange(len(ring)) + ring  # a ring's keys come after its marks and those before
+    marked = starts[1:] + np.arange(len(lengths) - 1)
+    marks = np.arange(1, len(lengths)) * _TURN - 1.0
+    names = np.empty(len(slots) + len(marks) + 1, dtype=np.intp)
+    names[0] = last[0]
+    names[slots + 1], names[marked + 1] = np.arange(len(ring)), last[1:]
+    for a in (slots, marked, marks, names):
+        a.flags.writeable = False
+    return slots, marked, marks, names
+
+
 class _Polar:
     """The mesas' outlines seen from their centres, in their own frames: every outline is
     star-shaped about its centre (each ray from it crosses the cliff once), so the cliff a
@@ -625,8 +647,8 @@ class _Polar:
     def __init__(self, outlines: Sequence[np.ndarray]):
         n = len(outlines)
         lengths = tuple(len(o) for o in outlines)
-        self.first, mesa, _, _ = _rings(lengths)  # the index arrays made once per lengths
-        self.last, nxt, turns = _ring_steps(lengths)
+        first, mesa, _, _ = _rings(lengths)  # the index arrays made once per lengths
+        _, nxt, turns = _ring_steps(lengths)
         every = complex_of(np.concatenate(outlines))
         key = turns + _pseudo_angle(every)
         order = np.argsort(key, kind="stable")
@@ -646,17 +668,19 @@ class _Polar:
         self.end: Array = np.cumsum(self.d_length)  # arc length at each edge's end, all rings
         # weighted, so float lengths (numpy's stubs give bincount ints only)
         self.length = cast(Array, np.bincount(mesa, self.d_length, minlength=n))
-        self.start: Array = self.end[self.first] - self.d_length[self.first]
-        # bins of 1/64 of a quarter turn: finer than any two vertices' keys lie apart on a
-        # random mesa (given outlines may only search longer)
-        self._key_search = _Search(self.key, 64.0, n * _TURN)
+        self.start: Array = self.end[first] - self.d_length[first]
+        # the keys and the marks (`_marks`), sought in bins of 1/64 of a quarter turn: finer
+        # than any two vertices' keys lie apart on a random mesa (given outlines may only
+        # search longer)
+        slots, marked, marks, self._names = _marks(lengths)
+        keys = np.empty(len(slots) + len(marks))
+        keys[slots], keys[marked] = self.key, marks
+        self._search = _Search(keys, 64.0, n * _TURN)
 
     def edge(self, mesa: NDArray[np.intp], z: Complex) -> NDArray[np.intp]:
         """The edge (index) that the ray from the centre of each `mesa` through each point z
         crosses (arrays of one shape)."""
-        k = self._key_search(mesa * _TURN + _pseudo_angle(z)) - 1
-        # before the mesa's first vertex by angle: the edge from its last vertex
-        return np.where(k < self.first[mesa], self.last[mesa], k)
+        return self._names[self._search(mesa * _TURN + _pseudo_angle(z))]
 
     def depth(self, mesa: NDArray[np.intp], z: Complex) -> Array:
         """How far each point z lies inside the line of the cliff that its ray from the centre

@@ -180,7 +180,7 @@ def _outline_constants(n: int, centre: float, inner: float, outer: float
     falloff = np.arange(1, 4) ** 0.7
     for a in (radii, step, falloff):
         a.flags.writeable = False
-    return radii, step, falloff
+    return cast(Array, radii), cast(Array, step), cast(Array, falloff)
 
 
 def start_positions(rng: np.random.Generator, options: LayoutOptions) -> np.ndarray:
@@ -334,7 +334,9 @@ class _Chipmunk:
         return v.x, v.y
 
 
-_IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)  # the transform pymunk.Poly passes by default
+# the transform pymunk.Poly passes by default, as a C struct once (cffi copies it into each
+# call; from a tuple it builds one a polygon)
+_IDENTITY = ffi.new("cpTransform *", (1.0, 0.0, 0.0, 1.0, 0.0, 0.0))[0]
 
 
 def _walls(radii: np.ndarray, centres: np.ndarray, edge: float,
@@ -613,7 +615,7 @@ def _ring_steps(lengths: tuple[int, ...]) -> tuple[NDArray[np.intp], NDArray[np.
     turns = index * _TURN
     for a in (last, nxt, turns):
         a.flags.writeable = False
-    return last, nxt, turns
+    return cast(NDArray[np.intp], last), cast(NDArray[np.intp], nxt), cast(Array, turns)
 
 
 @cache
@@ -635,7 +637,8 @@ def _marks(lengths: tuple[int, ...]
     names[slots + 1], names[marked + 1] = np.arange(len(ring)), last[1:]
     for a in (slots, marked, marks, names):
         a.flags.writeable = False
-    return slots, marked, marks, names
+    return (cast(NDArray[np.intp], slots), cast(NDArray[np.intp], marked), cast(Array, marks),
+            cast(NDArray[np.intp], names))
 
 
 class _Polar:
@@ -723,11 +726,14 @@ def _discs(octagons: Complex) -> tuple[Array, Array]:
     return e, radius
 
 
+_SHARES = np.arange(SAMPLES_PER_SIDE) / SAMPLES_PER_SIDE  # of the way along a side
+_NEXT = np.r_[1:8, 0]  # each corner's next, round an octagon
+
+
 def _samples(octagons: Complex) -> Complex:
     """Points (n, 8 * SAMPLES_PER_SIDE) on the sides of each octagon (n, 8): its corners and
     points evenly between them."""
-    share = np.arange(SAMPLES_PER_SIDE) / SAMPLES_PER_SIDE
-    points = octagons[:, :, None] + share * (np.roll(octagons, -1, axis=1) - octagons)[:, :, None]
+    points = octagons[:, :, None] + _SHARES * (octagons[:, _NEXT] - octagons)[:, :, None]
     return cast(Complex, points.reshape(len(octagons), -1))
 
 
@@ -838,7 +844,7 @@ def _apart(p: Complex, q: Complex, reach: Array) -> NDArray[np.bool_]:
     gap = p[:, :, None, :, None] - q[:, None, :, None, :]
     d = gap.real ** 2 + gap.imag ** 2
     least = np.minimum(np.minimum(d[:, 0, 0], d[:, 0, 1]), np.minimum(d[:, 1, 0], d[:, 1, 1]))
-    return cast(NDArray[np.bool_], least >= (reach ** 2)[:, None, None])
+    return least >= (reach ** 2)[:, None, None]
 
 
 def _candidates(rng: np.random.Generator, polar: _Polar, mesa: NDArray[np.intp],
@@ -969,8 +975,8 @@ def _settled_problems(table: Table) -> list[str]:
     local = (complex_of(shapely.get_coordinates(outer))[None] - centre[:, None]) \
         * np.conj(facing)[:, None]
     half = sizes.expedition_camp_size / 2
-    beyond = np.maximum(np.abs(local.real) - half, 0) + 1j * np.maximum(np.abs(local.imag) - half, 0)
-    gap = _norm2(beyond).min(axis=1)
+    across, along = (np.maximum(np.abs(part) - half, 0) for part in (local.real, local.imag))
+    gap = (across ** 2 + along ** 2).min(axis=1)
     ring = _norm2(complex_of(shapely.get_coordinates(shapely.centroid(outer)))).max()
     for e, g, c in zip(camps, gap.tolist(), _norm2(centre).tolist()):
         if g >= sizes.marker_length ** 2:

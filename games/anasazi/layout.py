@@ -589,16 +589,17 @@ class _Search:
     one value at most at the scale `_Polar` uses, whatever the seed)."""
 
     def __init__(self, values: Array, scale: float, limit: float):
-        """`values` sorted, >= 0; no query will exceed `limit`."""
+        """`values` sorted, >= 0, <= `limit`."""
         count = np.bincount((values * scale).astype(np.intp), minlength=int(limit * scale) + 2)
         self.before = np.cumsum(count) - count
         self.per = int(count.max())  # the most values of one bin
         self.padded = np.concatenate([values, np.full(self.per, np.inf)])
-        self.scale = scale
+        self.scale, self.last_bin = scale, len(count) - 1
 
     def __call__(self, q: Array) -> NDArray[np.intp]:
-        """The index where each query `q` (>= 0, <= limit) would be inserted before its equals."""
-        k = self.before[(q * self.scale).astype(np.intp)]
+        """The index where each query `q` (>= 0) would be inserted before its equals; those
+        beyond `limit` and NaN (a degenerate candidate's) after every value, as numpy's."""
+        k = self.before[np.fmin(q * self.scale, self.last_bin).astype(np.intp)]
         for _ in range(self.per):
             k += self.padded[k] < q
         return cast(NDArray[np.intp], k)

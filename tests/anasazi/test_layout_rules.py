@@ -119,11 +119,12 @@ def test_two_discs_cover_a_pueblo(length, aspect, scale):
 @given(st.lists(st.integers(0, 40), min_size=1, max_size=30), st.sampled_from([0.5, 1.0, 4.0]))
 def test_the_binned_search_gives_numpys_indices(ticks, scale):
     """`_Search` returns what `np.searchsorted` does (side "left"), with ties, values on bin
-    edges and several values in one bin among the values and the queries."""
+    edges and several values in one bin among the values and the queries, and queries beyond
+    the limit, infinite or NaN."""
     values = np.sort(np.array(ticks, float) / 8)
     limit = float(values[-1]) + 1.0
     queries = np.concatenate([values, np.nextafter(values, 0.0), np.nextafter(values, np.inf),
-                              np.linspace(0.0, limit, 57)])
+                              np.linspace(0.0, limit, 57), [limit * 3, np.inf, np.nan]])
     assert (layout._Search(values, scale, limit)(queries)
             == np.searchsorted(values, queries)).all()
 

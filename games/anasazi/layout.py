@@ -190,7 +190,7 @@ def start_positions(rng: np.random.Generator, options: LayoutOptions) -> np.ndar
                          ("outer", options.outer_ring_radius)):
         n = MESA_COUNTS[ring]
         a = rng.uniform(0, 2 * np.pi) + np.arange(n) * 2 * np.pi / n
-        points.append(np.column_stack([radius * np.cos(a), radius * np.sin(a)]))
+        points.append(np.array([radius * np.cos(a), radius * np.sin(a)]).T)
     pos = np.concatenate(points)
     pos[1:] += rng.uniform(-options.jitter, options.jitter, pos[1:].shape)
     return pos
@@ -206,10 +206,11 @@ def camp_squares(rng: np.random.Generator, sizes: Sizes, options: LayoutOptions
     centre_r = math.sqrt(reach ** 2 - half ** 2) - half
     a = rng.uniform(0, 2 * np.pi) + np.arange(EXPEDITION_CAMPS) * 2 * np.pi / EXPEDITION_CAMPS
     c, s = np.cos(a), np.sin(a)
-    centres = np.column_stack([centre_r * c, centre_r * s])
+    # (np.array(...).T is np.stack(..., -1) of 1-d arrays without its Python cost)
+    centres = np.array([centre_r * c, centre_r * s]).T
     local = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-    corners = centres[:, None, :] + local[None, :, 0, None] * np.stack([c, s], -1)[:, None, :] \
-        + local[None, :, 1, None] * np.stack([-s, c], -1)[:, None, :]
+    corners = centres[:, None, :] + local[None, :, 0, None] * np.array([c, s]).T[:, None, :] \
+        + local[None, :, 1, None] * np.array([-s, c]).T[:, None, :]
     return corners, centres
 
 
@@ -475,9 +476,10 @@ def pueblo_outline(length: float, width: float) -> np.ndarray:
 def pueblo_outlines(length: np.ndarray, width: np.ndarray) -> np.ndarray:
     """`pueblo_outline` of many pueblos at once: (n, 8, 2)."""
     hl, hw, cut = length / 2, width / 2, 0.22 * width
-    x = np.stack([-hl + cut, hl - cut, hl, hl, hl - cut, -hl + cut, -hl, -hl], axis=-1)
-    y = np.stack([-hw, -hw, -hw + cut, hw - cut, hw, hw, hw - cut, -hw + cut], axis=-1)
-    return np.stack([x, y], axis=-1)
+    left, right, low, high = -hl + cut, hl - cut, -hw + cut, hw - cut  # where the cuts end
+    # (2, 8, n) turned to (n, 8, 2): np.stack's Python costs several times the copy here
+    return np.array([[left, right, hl, hl, right, left, -hl, -hl],
+                     [-hw, -hw, low, high, hw, hw, high, low]]).T.copy()
 
 
 def pueblo_shape(length: float, width: float, divided: bool, small_share: float
@@ -540,7 +542,7 @@ def _sector_rings(length: np.ndarray, width: np.ndarray, divided: np.ndarray, sm
         return (octagons, np.concatenate(parts), [len(part) for part in parts],
                 [len(pueblo) for pueblo in sectors])
     octagons = pueblo_outlines(length, width)
-    ends = np.stack([np.stack([split, -hw], axis=-1), np.stack([split, hw], axis=-1)], axis=1)
+    ends = np.array([[split, -hw], [split, hw]]).T.transpose(0, 2, 1)  # (n, 2 ends, 2)
     points = np.concatenate([octagons, ends], axis=1).reshape(-1, 2)  # 10 a pueblo
     local = np.where(straight[:, None], _CUT, _WHOLE)
     coords = points[(local + 10 * np.arange(len(octagons))[:, None])[local >= 0]]
@@ -759,7 +761,7 @@ def place_pueblos(rng: np.random.Generator, outlines: Sequence[np.ndarray], octa
     polar = _Polar(outlines)
     mesa_of = np.repeat(np.arange(len(counts)), counts)  # each pueblo's mesa
     slot = np.arange(len(mesa_of)) - np.repeat(np.cumsum(counts) - counts, counts)
-    half = np.stack([np.abs(octagons.real).max(axis=1), np.abs(octagons.imag).max(axis=1)], 1)
+    half = np.array([np.abs(octagons.real).max(axis=1), np.abs(octagons.imag).max(axis=1)]).T
     samples = _samples(octagons)
     e, disc = _discs(octagons)
     along_edge = rng.random(len(mesa_of)) < options.edge_share

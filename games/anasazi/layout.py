@@ -531,8 +531,8 @@ _CUT = np.array([0, 8, 9, 5, 6, 7, 8, 1, 2, 3, 4, 9])
 def _sector_rings(length: np.ndarray, width: np.ndarray, divided: np.ndarray, small_share: float
                   ) -> tuple[np.ndarray, Array, list[int], list[int]]:
     """`pueblo_shapes` laid end to end: the octagons (n, 8, 2), every sector's vertices
-    (pueblo by pueblo), each sector's number of vertices and each pueblo's of sectors; when
-    every cut runs straight across, one gather (no array per sector)."""
+    (pueblo by pueblo), each sector's number of vertices and each pueblo's number of
+    sectors; when every cut runs straight across, one gather (no array per sector)."""
     hl, hw, cut = length / 2, width / 2, 0.22 * width
     split = -hl + small_share * length
     straight = divided & (-hl + cut <= split) & (split <= hl - cut)
@@ -587,8 +587,7 @@ class _Search:
     round), a gather 1-2 ns. The values are binned on a grid of width 1 / `scale`, a power of
     two, so that a bin, floor(value * scale), is exact: a value in an earlier bin than a
     query's is below it, one in a later bin above it. A query's index is the number of values
-    in the earlier bins plus those of its own bin below it, one comparison each (a bin holds
-    one value at most at the scale `_Polar` uses, whatever the seed)."""
+    in the earlier bins plus those of its own bin below it, one comparison each."""
 
     def __init__(self, values: Array, scale: float, limit: float):
         """`values` sorted, >= 0, <= `limit`."""
@@ -675,9 +674,10 @@ class _Polar:
         # weighted, so float lengths (numpy's stubs give bincount ints only)
         self.length = cast(Array, np.bincount(mesa, self.d_length, minlength=n))
         self.start: Array = self.end[first] - self.d_length[first]
-        # the keys and the marks (`_marks`), sought in bins of 1/64 of a quarter turn: finer
-        # than any two vertices' keys lie apart on a random mesa (given outlines may only
-        # search longer)
+        # the keys and the marks (`_marks`), sought in bins of 1/64 of a quarter turn: a
+        # random mesa's vertices lie at least 0.4 of a step (pi / 30) apart in angle, 1/48 of
+        # a quarter turn or more in `_pseudo_angle`, so one a bin (given outlines may hold
+        # more: only slower)
         slots, marked, marks, self._names = _marks(lengths)
         keys = np.empty(len(slots) + len(marks))
         keys[slots], keys[marked] = self.key, marks

@@ -675,9 +675,9 @@ class _Polar:
         self.length = cast(Array, np.bincount(mesa, self.d_length, minlength=n))
         self.start: Array = self.end[first] - self.d_length[first]
         # the keys and the marks (`_marks`), sought in bins of 1/64 of a quarter turn: a
-        # random mesa's vertices lie at least 0.4 of a step (pi / 30) apart in angle, 1/48 of
-        # a quarter turn or more in `_pseudo_angle`, so one a bin (given outlines may hold
-        # more: only slower)
+        # random mesa's vertices lie at least 0.4 of a step (pi / 30 at the default 30
+        # vertices) apart in angle, 1/48 of a quarter turn or more in `_pseudo_angle`, so one
+        # a bin (other outlines may put more in one: only slower)
         slots, marked, marks, self._names = _marks(lengths)
         keys = np.empty(len(slots) + len(marks))
         keys[slots], keys[marked] = self.key, marks

@@ -35,6 +35,13 @@ The action played is the first of the best turn (the mean of its simulations); a
 second action, that turn's second (it was judged with the rounds after it), unless it is no
 longer legal. Follow-ups are the planner's: a look as it would; a take by the inferred odds.
 
+The setup's base camps (rule 3.0: two each, before the objective cards are dealt) are searched
+the same way: the planner's best `TURNS` camps, each simulated through the rest of the setup
+(every camp and look, as the planner would) and on into play, until the searcher is to move
+in play the `rounds`-th time. Two of a player's seven camps are its setup camps, and a camp is
+a theft to come (rule 4.2: the first marker to cover one of its owner's camps takes any
+treasure): where they lie decides the first thefts of the game.
+
 Budget: `iterations` simulations per decision, stopped early after `seconds` of the process's
 CPU time (a cap: results depend on the machine's speed only when it bites, and never on its
 load); `rounds` of play simulated after the turn (default `ROUNDS`; each round costs about
@@ -151,7 +158,8 @@ class SearchBot:
     iterations: int = ITERATIONS
     seconds: float = SECONDS
     spec: str = "mcts"
-    rounds: int = ROUNDS  # rounds simulated after the turn (1: until the searcher's next turn)
+    rounds: int = ROUNDS  # rounds simulated after the turn (1: until the searcher's next turn;
+    # from a setup camp: until its `rounds`-th turn of play)
     planner: pl.PlannerBot = field(default_factory=pl.PlannerBot)
     opponent: pl.PlannerBot = field(default_factory=lambda: pl.PlannerBot(OPPONENT_SAMPLES))
     # The turn chosen at its first action: (player, history length then, its actions).
@@ -164,6 +172,8 @@ class SearchBot:
         if state.phase == "play" and state.pending[:1] == ["take"]:
             self._inferred = Objectives.of(state, player)
             return self._take(state, player)
+        if state.phase == "camps" and not state.pending:
+            return self._setup_camp(state, player, rng)
         if state.phase != "play" or state.pending:
             return pl.follow_up(self.planner, state, player, rng)
         second = self._second(state, player)
@@ -178,6 +188,13 @@ class SearchBot:
             return self.planner.choose(state, player, rng)
         if len({t.actions[0] for t in turns}) == 1:
             return turns[0].actions[0]
+        best = self._search(state, player, turns, rng, deadline)
+        self._planned = (player, len(state.history), best.actions)
+        return best.actions[0]
+
+    def _search(self, state: AnasaziState, player: int, turns: list[_Turn],
+                rng: np.random.Generator, deadline: float) -> _Turn:
+        """The turn of `turns` whose simulations fared best (sequential halving)."""
         alive, spent, costliest = list(turns), 0, 0.0
         # Whole rounds only (the turns' means then rest on the same draws), unless the cap bites.
         # A simulation starts only when one as costly as the costliest yet would end before
@@ -197,9 +214,19 @@ class SearchBot:
                 alive = alive[:max(2, math.ceil(len(alive) / 2))]
         # A turn the cap left unsimulated loses to every simulated one (its mean is -inf);
         # among such turns the planner's value decides.
-        best = max(alive, key=lambda t: (t.mean(), t.prior))
-        self._planned = (player, len(state.history), best.actions)
-        return best.actions[0]
+        return max(alive, key=lambda t: (t.mean(), t.prior))
+
+    def _setup_camp(self, state: AnasaziState, player: int, rng: np.random.Generator
+                    ) -> Action:
+        """A setup base camp (rule 3.0): the planner's best few, judged by the rounds of play
+        after the setup."""
+        deadline = time.process_time() + self.seconds
+        self._inferred = Objectives.of(state, player)
+        camps = [_Turn((a,), v) for a, v in pl.main_choices(
+            self.planner, state, player, rng, TURNS, per_group=TURNS)][:self.iterations]
+        if len(camps) < 2:
+            return camps[0].actions[0] if camps else self.planner.choose(state, player, rng)
+        return self._search(state, player, camps, rng, deadline).actions[0]
 
     def _second(self, state: AnasaziState, player: int) -> Action | None:
         """The second action of the turn the search chose at the first, when `state` is that
@@ -297,7 +324,7 @@ class SearchBot:
         while not sim.is_over():
             p = sim.current
             gone = gone or p != player
-            if gone and p == player and not sim.pending:
+            if gone and p == player and not sim.pending and sim.phase == "play":
                 rounds += 1
                 if rounds >= self.rounds:
                     break
@@ -347,8 +374,9 @@ def make_search(arg: str | None) -> SearchBot:
 
 BOTS = {"mcts": (make_search, "mcts[:iterations=N,seconds=T,rounds=R] (Anasazi: simulates "
                               f"R rounds (default {ROUNDS}, at most {MAX_ROUNDS}) after each of "
-                              "its best turns in determinizations, all playing as the planner; "
-                              f"default {ITERATIONS} simulations (at most {MAX_ITERATIONS:,}), "
+                              "its best turns and setup camps in determinizations, all "
+                              f"playing as the planner; default {ITERATIONS} simulations "
+                              f"(at most {MAX_ITERATIONS:,}), "
                               f"stopped after {SECONDS:g} CPU s (at most {MAX_SECONDS:g}))")}
 
 # The game's players: the planner's and this one's (the package's `bots` part points here).

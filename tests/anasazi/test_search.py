@@ -13,10 +13,11 @@ from games.anasazi import GAME
 from games.anasazi import legality as lg
 from games.anasazi import planner as pl
 from games.anasazi import search
-from games.anasazi.actions import PlaceMarker, TakeTreasure
+from games.anasazi.actions import BuildCamp, PlaceMarker, TakeTreasure
 from games.anasazi.components import COLOURS
 from games.anasazi.rules import AnasaziState
 from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, make_bot
+from geomsim.rules import Action
 from tests.anasazi.test_planner import _to_play, assert_sees_only_its_seat
 from tests.anasazi.test_planner_windows import planted
 
@@ -94,6 +95,58 @@ def test_a_simulation_plays_its_rounds_until_the_searcher_is_to_move_again(
         order = [(player + k) % 4 for k in range(4)]
         assert leaf.is_over() or (runs == order * rounds and leaf.current == player
                                   and leaf.actions_left == 2 and not leaf.pending)
+
+
+def test_a_setup_base_camp_is_the_one_its_simulations_favour(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """anasazi/3.0/setup-camps: the setup's base camps are searched as turns are: the
+    planner's best few are simulated, and the one whose simulations fare best is built (here,
+    made to be the one farthest east), not the planner's first choice."""
+    judged: list[Action] = []
+
+    def simulate(self: search.SearchBot, state: AnasaziState, player: int,
+                 actions: tuple[Action, ...], seed: int) -> float:
+        judged.append(actions[0])
+        return float(actions[0].x)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(search.SearchBot, "_simulate", simulate)
+    state = GAME.new_state(4, seed=5)
+    assert state.phase == "camps"
+    action = search.SearchBot(iterations=12, seconds=60).choose(state, state.current,
+                                                                 np.random.default_rng(1))
+    assert isinstance(action, BuildCamp) and state.check(action, state.current).ok
+    assert len(set(judged)) >= 3 and action == max(judged, key=lambda a: a.x)  # type: ignore[attr-defined]
+
+
+def test_a_setup_simulation_plays_the_rest_of_the_setup_and_then_rounds_of_play(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """anasazi/3.0/setup-camps: a setup base camp is judged by the play it leads to: each
+    simulation plays the rest of the setup (every camp, every look) and then, for the first
+    player, one round of play (`rounds=2`: it stops where the first player is to move the
+    second time in play)."""
+    leaves: list[AnasaziState] = []
+    real = search.SearchBot._leaf
+
+    def keep(self: search.SearchBot, state: AnasaziState, player: int,
+             rng: np.random.Generator) -> float:
+        leaves.append(state)
+        return real(self, state, player, rng)
+
+    monkeypatch.setattr(search.SearchBot, "_leaf", keep)
+    state = GAME.new_state(4, seed=5)
+    setup = state.clone()
+    rng = np.random.default_rng(0)
+    while setup.phase != "play":
+        setup.apply(make_bot("random", GAME).choose(setup, setup.current, rng), setup.current)
+    first = state.current
+    search.SearchBot(iterations=2, seconds=60, rounds=2).choose(state, first,
+                                                               np.random.default_rng(1))
+    assert len(leaves) == 2
+    for leaf in leaves:
+        movers = [p for p, *_ in leaf.history[len(setup.history):]]
+        runs = [p for i, p in enumerate(movers) if not i or movers[i - 1] != p]
+        assert leaf.phase == "play" and runs == [(first + k) % 4 for k in range(4)]
+        assert leaf.current == first and leaf.actions_left == 2 and not leaf.pending
 
 
 def test_the_search_takes_the_treasure_behind_a_narrow_window() -> None:

@@ -69,12 +69,8 @@ def test_the_search_spends_its_iterations_on_simulated_rounds(
     assert len(seeds) == 5 and len(set(seeds)) == 1
 
 
-@pytest.mark.parametrize("rounds", [1, 2])
-def test_a_simulation_plays_its_rounds_until_the_searcher_is_to_move_again(
-        monkeypatch: pytest.MonkeyPatch, rounds: int) -> None:
-    """The leaf of a simulation is the searcher's turn `rounds` turns after this one: after
-    its turn every other player has played its turn (two actions each, rule 4.0), and with
-    `rounds=2` the searcher's next turn as the planner plays it and the others' again."""
+def _kept_leaves(monkeypatch: pytest.MonkeyPatch) -> list[AnasaziState]:
+    """The states the search's simulations end in, in order (its leaves still valued)."""
     leaves: list[AnasaziState] = []
     real = search.SearchBot._leaf
 
@@ -84,6 +80,16 @@ def test_a_simulation_plays_its_rounds_until_the_searcher_is_to_move_again(
         return real(self, state, player, rng)
 
     monkeypatch.setattr(search.SearchBot, "_leaf", keep)
+    return leaves
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_a_simulation_plays_its_rounds_until_the_searcher_is_to_move_again(
+        monkeypatch: pytest.MonkeyPatch, rounds: int) -> None:
+    """The leaf of a simulation is the searcher's turn `rounds` turns after this one: after
+    its turn every other player has played its turn (two actions each, rule 4.0), and with
+    `rounds=2` the searcher's next turn as the planner plays it and the others' again."""
+    leaves = _kept_leaves(monkeypatch)
     state = _to_play(3)
     player = state.current
     search.SearchBot(iterations=2, seconds=60, rounds=rounds).choose(state, player,
@@ -125,15 +131,7 @@ def test_a_setup_simulation_plays_the_rest_of_the_setup_and_then_rounds_of_play(
     simulation plays the rest of the setup (every camp, every look) and then, for the first
     player, one round of play (`rounds=2`: it stops where the first player is to move the
     second time in play)."""
-    leaves: list[AnasaziState] = []
-    real = search.SearchBot._leaf
-
-    def keep(self: search.SearchBot, state: AnasaziState, player: int,
-             rng: np.random.Generator) -> float:
-        leaves.append(state)
-        return real(self, state, player, rng)
-
-    monkeypatch.setattr(search.SearchBot, "_leaf", keep)
+    leaves = _kept_leaves(monkeypatch)
     state = GAME.new_state(4, seed=5)
     setup = state.clone()
     rng = np.random.default_rng(0)

@@ -172,29 +172,24 @@ class SearchBot:
         if state.phase == "play" and state.pending[:1] == ["take"]:
             self._inferred = Objectives.of(state, player)
             return self._take(state, player)
-        if state.phase == "camps" and not state.pending:
-            return self._setup_camp(state, player, rng)
-        if state.phase != "play" or state.pending:
-            return pl.follow_up(self.planner, state, player, rng)
-        second = self._second(state, player)
-        if second is not None:
-            return second
+        setup = state.phase == "camps" and not state.pending  # a setup base camp (rule 3.0)
+        if not setup:
+            if state.phase != "play" or state.pending:
+                return pl.follow_up(self.planner, state, player, rng)
+            second = self._second(state, player)
+            if second is not None:
+                return second
         # CPU time of this process, not the clock: on a loaded machine the clock would cut the
         # search short and make the player's strength depend on the load.
         deadline = time.process_time() + self.seconds
         self._inferred = Objectives.of(state, player)
-        turns = self._turns(state, player, rng)[:self.iterations]  # a round plays them all
+        turns = self._setup_camps(state, player, rng) if setup else \
+            self._turns(state, player, rng)
+        turns = turns[:self.iterations]  # a round plays them all
         if not turns:
             return self.planner.choose(state, player, rng)
         if len({t.actions[0] for t in turns}) == 1:
             return turns[0].actions[0]
-        best = self._search(state, player, turns, rng, deadline)
-        self._planned = (player, len(state.history), best.actions)
-        return best.actions[0]
-
-    def _search(self, state: AnasaziState, player: int, turns: list[_Turn],
-                rng: np.random.Generator, deadline: float) -> _Turn:
-        """The turn of `turns` whose simulations fared best (sequential halving)."""
         alive, spent, costliest = list(turns), 0, 0.0
         # Whole rounds only (the turns' means then rest on the same draws), unless the cap bites.
         # A simulation starts only when one as costly as the costliest yet would end before
@@ -214,19 +209,16 @@ class SearchBot:
                 alive = alive[:max(2, math.ceil(len(alive) / 2))]
         # A turn the cap left unsimulated loses to every simulated one (its mean is -inf);
         # among such turns the planner's value decides.
-        return max(alive, key=lambda t: (t.mean(), t.prior))
+        best = max(alive, key=lambda t: (t.mean(), t.prior))
+        self._planned = (player, len(state.history), best.actions)  # a camp: no second
+        return best.actions[0]
 
-    def _setup_camp(self, state: AnasaziState, player: int, rng: np.random.Generator
-                    ) -> Action:
-        """A setup base camp (rule 3.0): the planner's best few, judged by the rounds of play
-        after the setup."""
-        deadline = time.process_time() + self.seconds
-        self._inferred = Objectives.of(state, player)
-        camps = [_Turn((a,), v) for a, v in pl.main_choices(
-            self.planner, state, player, rng, TURNS, per_group=TURNS)][:self.iterations]
-        if len(camps) < 2:
-            return camps[0].actions[0] if camps else self.planner.choose(state, player, rng)
-        return self._search(state, player, camps, rng, deadline).actions[0]
+    def _setup_camps(self, state: AnasaziState, player: int, rng: np.random.Generator
+                     ) -> list[_Turn]:
+        """The planner's best `TURNS` setup base camps (rule 3.0), best first: each a turn of
+        one action, judged by the rounds of play after the setup."""
+        return [_Turn((a,), v) for a, v in pl.main_choices(self.planner, state, player, rng,
+                                                           TURNS, per_group=TURNS)]
 
     def _second(self, state: AnasaziState, player: int) -> Action | None:
         """The second action of the turn the search chose at the first, when `state` is that

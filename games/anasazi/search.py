@@ -65,7 +65,7 @@ from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_float, positive_i
 from geomsim.reading import cut
 from geomsim.rules import Action, IllegalAction
 
-ITERATIONS = 10  # default simulations (each of `ROUNDS` rounds of play) per decision
+ITERATIONS = 16  # default simulations (each of `ROUNDS` rounds of play) per decision
 SECONDS = 0.9  # default cap of a decision's search (CPU s): under 1 s on this machine
 FIRSTS = 5  # the planner's first actions a turn may start with
 SECONDS_PER_FIRST = 3  # the planner's second actions tried after each

@@ -510,7 +510,18 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
         return
 
+    owner = os.getpid()
+
     def handler(signum: int, frame: Any) -> None:
+        if os.getpid() != owner:
+            # A worker forked while this handler was installed, terminated (`abandon`) before
+            # its initializer reset it: raising here would unwind the worker through a copy of
+            # this process's stack (the fork returns into `executor.submit`), and the copy would
+            # go on running the caller's code (a second "interrupted" batch, test session...).
+            # It ends as SIGTERM's default action would.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            os._exit(128 + signal.SIGTERM)  # not reached: SIGTERM ends the process first
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, handler)

@@ -80,3 +80,26 @@ def test_a_player_that_fails_to_load_stops_the_batch_naming_a_game(tmp_path: Pat
     with pytest.raises(Stopped, match=r"game of seed [01] .*RuntimeError: no kernel here"):
         run_batch(Batch("tests.test_analysis_workers:BROKEN", 2, ("random", "random"), games=2,
                         compiled=True), tmp_path, pool, progress=False)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_a_process_forked_under_the_batch_sigterm_handler_ends_by_sigterm() -> None:
+    """A worker is forked while run_batch's SIGTERM handler is installed and keeps it until its
+    initializer runs; a SIGTERM then (`abandon` terminating a worker still starting) must end it,
+    not raise KeyboardInterrupt in it: raised right after fork() it unwound the worker through a
+    copy of the caller's stack, which went on as a second pytest reporting `Interrupted`."""
+    import signal
+
+    from geomsim.analysis import _sigterm_as_interrupt
+
+    with _sigterm_as_interrupt():
+        pid = os.fork()
+        if pid == 0:  # the child, with the inherited handler
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                signal.pthread_sigmask(signal.SIG_BLOCK, [])  # let the handler run
+            except BaseException:
+                os._exit(3)  # the handler raised: the child would have run on in this stack
+            os._exit(4)
+        _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM, status

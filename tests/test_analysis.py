@@ -106,7 +106,7 @@ def test_a_dask_cluster_gives_the_rows_of_local_processes(reference: list[dict],
     distributed = pytest.importorskip("distributed", reason="dask is an optional extra: "
                                       "pip install 'geomsim[distributed]'")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         pool = dask_pool(cluster.scheduler_address)
         run_batch(_batch(), tmp_path, pool, chunk=3, progress=False)
         pool.close()
@@ -128,7 +128,7 @@ def test_a_dask_batch_pauses_the_workers_profiler_and_packs_a_second_a_task(tmp_
                 for name in BATCH_PERIODS_MS}
 
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         client = distributed.Client(cluster.scheduler_address)
         (nanny,) = cluster.workers.values()
 
@@ -154,7 +154,7 @@ def test_a_dask_batch_pauses_the_workers_profiler_and_packs_a_second_a_task(tmp_
 
 def test_a_scheduler_without_workers_is_refused_after_a_bounded_wait(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster:
         start = time.monotonic()
         with pytest.raises(InputError, match="no worker joined within 0.5 s "
                            r"\(start one with: dask worker \S+\)$"):
@@ -166,7 +166,7 @@ def test_a_cluster_left_without_workers_stops_the_batch(tmp_path: Path) -> None:
     """The workers leave during the batch: it stops after `worker_timeout`, rows kept."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         pool = dask_pool(cluster.scheduler_address, worker_timeout=0.5)
         cluster.scale(0)
         with pytest.raises(Stopped, match="has had no worker for 0.5 s; 0 of 12 games are kept"):

@@ -200,15 +200,26 @@ class Belief:
             for c, held in enumerate(hand):
                 if held <= 0:
                     continue
-                after = list(hands)  # only the two hands that change are copied
-                after[q] = list(hand)
-                after[q][c] -= 1
-                after[self.player] = list(hands[self.player])
-                after[self.player][c] += 1
-                gain = self._utility(after, track) - base
+                gain = self._steal_gain(hands, track, q, c) - base
                 if best[1] is None or gain > best[0]:
                     best = (gain, TakeTreasure(COLOURS[c], q))
         return best
+
+    def _steal_gain(self, hands: list[list[float]], track: list[float], source: int,
+                    c: int) -> float:
+        """The utility after the planner takes a treasure of colour index `c` from `source`."""
+        after = list(hands)  # only the two hands that change are copied
+        after[source] = list(hands[source])
+        after[source][c] -= 1
+        after[self.player] = list(hands[self.player])
+        after[self.player][c] += 1
+        return self._utility(after, track)
+
+    def steal_gain(self, take: TakeTreasure) -> float:
+        """The utility the theft `take` adds (of a treasure its source holds)."""
+        hands, track = self.hands.tolist(), self.track.tolist()
+        return self._steal_gain(hands, track, take.source, COLOURS.index(take.colour)) \
+            - self._utility(hands, track)
 
     @functools.cached_property
     def _base(self) -> float:
@@ -440,6 +451,25 @@ class _Plan:
             return []
         x, y, h, a, c, margin = (np.concatenate([p[i] for p in parts]) for i in range(3, 9))
         owner = np.concatenate([np.full(len(p[3]), p[0]) for p in parts])
+        touched, steals, ends, values = self.value_placements(x, y, h, owner)
+        values += ROBUST * np.clip(margin, 0.0, 4.0)
+        theirs = np.where(touched, self.theirs[None, :], 0.0)
+        their_best = theirs.max(axis=1, initial=0.0)
+        found, start = [], 0
+        for k, e, placer, *_ in parts:
+            n = int((owner == k).sum())
+            cut = slice(start, start + n)
+            found.append(_Candidates(e, placer, x[cut], y[cut], h[cut], a[cut], c[cut],
+                                     touched[cut], steals[cut], ends[cut], values[cut],
+                                     theirs[cut], their_best[cut]))
+            start += n
+        return found
+
+    def value_placements(self, x: np.ndarray, y: np.ndarray, h: np.ndarray, owner: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What markers at poses (x, y, h) of the expeditions `owner` (indices into
+        `expeditions`) touch, whether they steal, their new ends, and the plan's values of them
+        (before the robustness tie-break)."""
         touched = lg.touched_sectors_batch(self.table, x, y, h)[:, self.columns]
         steals = self._steals(x, y, h)
         ex, ey = lg.explorer_centres(x, y, h, self.sizes)
@@ -454,18 +484,7 @@ class _Plan:
                                range(len(gifts))])[owner]
             after = np.maximum(self._gift(ends, touched), others)
             values -= GIFT * (after - np.maximum(others, gifts[owner]))
-        values += ROBUST * np.clip(margin, 0.0, 4.0)
-        theirs = np.where(touched, self.theirs[None, :], 0.0)
-        their_best = theirs.max(axis=1, initial=0.0)
-        found, start = [], 0
-        for k, e, placer, *_ in parts:
-            n = int((owner == k).sum())
-            cut = slice(start, start + n)
-            found.append(_Candidates(e, placer, x[cut], y[cut], h[cut], a[cut], c[cut],
-                                     touched[cut], steals[cut], ends[cut], values[cut],
-                                     theirs[cut], their_best[cut]))
-            start += n
-        return found
+        return touched, steals, ends, values
 
     def _poses(self, k: int, expedition: str) -> tuple[Any, ...] | None:
         """The windows of the wanted sectors from the expedition's end and `bot.samples`
@@ -532,13 +551,18 @@ class _Plan:
         blocks = self._block_points(markers) if self.seen.phase == "play" else np.zeros(0, complex)
         z = np.concatenate([z, reach_area * np.sqrt(u[0]) * np.exp(2j * np.pi * u[1]), blocks])
         z = z[lg.check_camp_points(self.seen.board(), z).ok]
-        if not len(z):
-            return z, np.zeros(0)
+        return z, self.value_camps(z, markers)
+
+    def value_camps(self, z: np.ndarray, markers: list[_Candidates]) -> np.ndarray:
+        """The plan's values of base camps at points `z` (complex), `markers` the candidate
+        placements whose gifts to the next player a camp may block."""
         values = np.full(len(z), LOOK if self.belief.towers else 0.0)
+        if not len(z):
+            return values
         values += self._theft(z)
         if self.seen.phase == "play":
             values += self._blocks(z, markers)
-        return z, values
+        return values
 
     def _block_points(self, markers: list[_Candidates]) -> np.ndarray:
         """Base camps on the placements by which the next player would take most: along each

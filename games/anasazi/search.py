@@ -1,12 +1,13 @@
 """A search player for Anasazi: ``mcts[:iterations=N,seconds=T,rounds=R]``.
 
 Information-set search over the searcher's whole turn, judged by what the rounds after it do.
-First, what the others' hands say of their objective cards (`Objectives`: rule 5.1 doubles a
-card's colour, so a player leans to it; each held treasure makes its colour as many times
-likelier as the card multiplies, against the cards left). The searcher values the others by
-those odds, not the deck's, everywhere the planner's `Belief` would (the turns, the leaves, a
-camp theft's take), and the simulations deal the others' cards by them. Then two stages each
-decision:
+First, what the others' choices say of their objective cards (`inference.Evidence`: rule 5.1
+doubles a card's colour, so a player plays to it; every marker, base camp and theft's take of
+another player is valued as the planner would value it under each card, and a choice far
+below the best under a card makes that card unlikely; `inference.Objectives` weighs the
+cards left by that evidence). The searcher values the others by those odds, not the deck's,
+everywhere the planner's `Belief` would (the turns, the leaves, a camp theft's take), and the
+simulations deal the others' cards by them. Then two stages each decision:
 
 1. **Turns.** The planner's best first actions (`planner.main_choices`: markers from the exact
    windows of every wanted pueblo, blocking and thieving base camps) and, when the turn has a
@@ -50,8 +51,6 @@ as much as the first). All are bounded like every bot spec (`geomsim.bots`).
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -59,7 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.anasazi import planner as pl
-from games.anasazi.components import COLOURS, OBJECTIVES
+from games.anasazi.inference import Evidence, Objectives
 from games.anasazi.rules import AnasaziState
 from geomsim.bots import MAX_ITERATIONS, MAX_SECONDS, positive_float, positive_int
 from geomsim.reading import cut
@@ -75,68 +74,6 @@ OPPONENT_SAMPLES = pl.SAMPLES  # random placements per expedition of the modelle
 NEXT_TURN = 0.8  # weight of what the searcher's next turn can take from one marker of an end
 ROUNDS = 2  # rounds simulated after the searcher's turn (its own next turns the planner's)
 END_PRIZE = pl.END_PRIZE  # utility of ending the game as its winner (its negative: not)
-
-
-@dataclass(frozen=True)
-class Objectives:
-    """What `player` may infer of the others' objective cards: every assignment of colours to
-    them, with its probability given the cards left (the deck less `player`'s own card) and the
-    treasures each holds (public): each held treasure of a colour makes that colour `lean` times
-    likelier as its holder's objective. The lean is the card's multiplier (rule 5.1 doubles its
-    colour; the option `objective_multiplier`): a player who counts points takes a treasure
-    worth twice as much about twice as readily. (In planners' games the hands bear out more; in
-    greedy players' games, whose hands are small, little: a lean of 2 costs 0.04 nats a hand.)"""
-
-    player: int
-    others: tuple[int, ...]
-    assignments: tuple[tuple[str, ...], ...]  # a colour per player of `others`
-    odds: np.ndarray  # (assignments,) probabilities
-
-    @classmethod
-    def of(cls, state: AnasaziState, player: int, lean: float | None = None) -> Objectives:
-        """From `state.observe(player)` only (what the seat may know); `lean` by default the
-        objective card's multiplier (with 1, the cards' odds: the card changes nothing)."""
-        seen = state.observe(player)
-        if lean is None:
-            lean = float(state.options["objective_multiplier"])
-        others = tuple(q for q in range(seen["players"]) if q != player)
-        pool = list(OBJECTIVES)
-        if seen["objectives"][player] is not None:
-            pool.remove(seen["objectives"][player])
-        assignments, weights = [], []
-        for combo in itertools.product(COLOURS, repeat=len(others)):
-            # Ordered draws of these colours from the cards left: how many ways.
-            ways = 1
-            for colour in set(combo):
-                left = pool.count(colour)
-                for k in range(combo.count(colour)):
-                    ways *= max(left - k, 0)
-            if not ways:
-                continue
-            leaning = math.prod(lean ** seen["hands"][q][c] for q, c in zip(others, combo))
-            assignments.append(combo)
-            weights.append(ways * leaning)
-        odds = np.array(weights, float)
-        return cls(player, others, tuple(assignments), odds / odds.sum())
-
-    def draw(self, rng: np.random.Generator) -> tuple[str, ...]:
-        """One assignment, drawn by its probability."""
-        return self.assignments[int(rng.choice(len(self.assignments), p=self.odds))]
-
-    def colour_odds(self) -> dict[int, np.ndarray]:
-        """Each other player's probability of each colour (in `COLOURS` order; made once: a
-        decision's every belief asks it)."""
-        return self._colour_odds
-
-    @functools.cached_property
-    def _colour_odds(self) -> dict[int, np.ndarray]:
-        found = {q: np.zeros(len(COLOURS)) for q in self.others}
-        for combo, p in zip(self.assignments, self.odds.tolist()):
-            for q, colour in zip(self.others, combo):
-                found[q][COLOURS.index(colour)] += p
-        for odds in found.values():
-            odds.flags.writeable = False  # shared by every belief of the decision
-        return found
 
 
 @dataclass
@@ -166,11 +103,13 @@ class SearchBot:
     _planned: tuple[int, int, tuple[Action, ...]] | None = field(default=None, repr=False)
     # What this decision infers of the others' objectives (made from the searcher's view).
     _inferred: Objectives | None = field(default=None, repr=False)
+    # What each seat it plays has read of the others' cards from their choices.
+    _evidence: dict[int, Evidence] = field(default_factory=dict, repr=False)
 
     def choose(self, state: AnasaziState, player: int, rng: np.random.Generator) -> Action:
         """The first action of the turn that fared best in the simulated rounds."""
         if state.phase == "play" and state.pending[:1] == ["take"]:
-            self._inferred = Objectives.of(state, player)
+            self._inferred = self._infer(state, player)
             return self._take(state, player)
         setup = state.phase == "camps" and not state.pending  # a setup base camp (rule 3.0)
         if not setup:
@@ -182,7 +121,7 @@ class SearchBot:
         # CPU time of this process, not the clock: on a loaded machine the clock would cut the
         # search short and make the player's strength depend on the load.
         deadline = time.process_time() + self.seconds
-        self._inferred = Objectives.of(state, player)
+        self._inferred = self._infer(state, player)
         turns = self._setup_camps(state, player, rng) if setup else \
             self._turns(state, player, rng)
         turns = turns[:self.iterations]  # a round plays them all
@@ -212,6 +151,11 @@ class SearchBot:
         best = max(alive, key=lambda t: (t.mean(), t.prior))
         self._planned = (player, len(state.history), best.actions)  # a camp: no second
         return best.actions[0]
+
+    def _infer(self, state: AnasaziState, player: int) -> Objectives:
+        """The others' cards as `player` infers them from their choices so far."""
+        evidence = self._evidence.setdefault(player, Evidence(player)).update(state)
+        return Objectives.of(state, player, evidence=evidence)
 
     def _setup_camps(self, state: AnasaziState, player: int, rng: np.random.Generator
                      ) -> list[_Turn]:
@@ -275,7 +219,7 @@ class SearchBot:
 
     def _belief(self, state: AnasaziState, player: int) -> pl.Belief:
         """The planner's belief of `player` in `state`, the others' objective odds as this
-        decision infers them from their hands (`Objectives`) rather than uniform."""
+        decision infers them from their choices (`Objectives`) rather than uniform."""
         belief = pl.Belief.of(state, player)
         inferred = self._inferred
         if inferred is not None and inferred.player == player and state.objectives_dealt():

@@ -46,6 +46,19 @@ def test_a_theft_of_a_poorer_colour_is_read_as_the_thiefs_card() -> None:
     assert after[blue] / after[red] > 1.2 * lean[blue] / lean[red]
 
 
+def test_under_a_multiplier_of_one_a_theft_tells_nothing() -> None:
+    """anasazi/5.1/objective-double under the option objective_multiplier = 1: the card
+    changes no score, so no choice tells it (every card equally likely after the theft)."""
+    state = _theft(1, {"red": 1, "blue": 1})
+    state.track["blue"] = 1
+    state.options = {**state.options, "objective_multiplier": 1}
+    evidence = inf.Evidence(0).update(state)
+    state.apply(TakeTreasure("blue", 2), 1)
+    evidence.update(state)
+    logs = evidence.logs[1]
+    assert logs.tolist() == pytest.approx([logs[0]] * len(COLOURS))
+
+
 def test_a_take_without_a_choice_tells_nothing() -> None:
     """The victim holds one treasure: the thief had no choice to read."""
     state = _theft(1, {"red": 1})

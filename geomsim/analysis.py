@@ -172,6 +172,8 @@ def _worker_init(parent: int) -> None:
     # A forked worker inherits the batch's SIGTERM handler, which raises KeyboardInterrupt
     # and would print a worker's traceback.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # started with them held (`Pool.submit`)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     die_with_parent(parent)
 
 
@@ -235,6 +237,34 @@ class Pool:
     task_seconds: float = TASK_SECONDS  # the play an automatic chunk packs into a task
     threads: int = 1  # tasks that run at once
     forks: bool = False  # its workers are forked from this process when the first task goes out
+    processes: bool = False  # its workers are processes this one starts (when tasks go out)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        """`executor.submit`; a pool that starts processes starts them with Ctrl-C and SIGTERM
+        held (`_signals_held`)."""
+        if not self.processes:
+            return self.executor.submit(fn, *args)
+        with _signals_held():
+            return self.executor.submit(fn, *args)
+
+
+_HELD = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM in this thread while it may start workers: a worker starts with
+    them held (pending, not lost) until its initializer has set its own handlers, instead of
+    running this process's handlers (a KeyboardInterrupt raised in a worker just forked
+    unwinds it through a copy of this process's stack)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 CHECK_SECONDS = 1.0
@@ -265,7 +295,7 @@ def local_pool(workers: int, mp_context: Any = None) -> Pool:
 
     method = (mp_context or multiprocessing.get_context()).get_start_method()
     return Pool(executor, LOCAL_TASKS_PER_WORKER * workers, lambda: executor.shutdown(wait=True),
-                abandon, lost=lost, threads=workers, forks=method == "fork")
+                abandon, lost=lost, threads=workers, forks=method == "fork", processes=True)
 
 
 def dask_pool(address: str, worker_timeout: float = 30.0) -> Pool:
@@ -598,9 +628,9 @@ def _play(batch: Batch, pool: Pool, chunker: _Chunker, pending: set[Future[Any]]
         for seeds in work:
             tasks = [(s, batch.lineup(s)) for s in seeds]
             deals = {s: batch.deal(s) for s in seeds} if batch.lineups else None
-            pending.add(pool.executor.submit(run_games, batch.game, batch.players, tasks,
-                                             batch.start, batch.max_steps, batch.compiled,
-                                             batch.rotate, dict(batch.options) or None, deals))
+            pending.add(pool.submit(run_games, batch.game, batch.players, tasks,
+                                    batch.start, batch.max_steps, batch.compiled,
+                                    batch.rotate, dict(batch.options) or None, deals))
             if len(pending) >= (pool.capacity if chunker.sized else pool.threads):
                 break
         if not pending:

@@ -103,3 +103,52 @@ def test_a_process_forked_under_the_batch_sigterm_handler_ends_by_sigterm() -> N
             os._exit(4)
         _, status = os.waitpid(pid, 0)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM, status
+
+
+_STARTED = "GEOMSIM_TEST_STARTED"
+
+
+def _slow_init(parent: int) -> None:
+    """A worker's initializer that is slow to set its handlers: it writes its pid, then waits
+    (the window between fork() and the real initializer, widened), then initializes."""
+    import time
+
+    from geomsim import analysis
+
+    with open(os.environ[_STARTED], "a") as f:
+        f.write(f"{os.getpid()}\n")
+    time.sleep(1.0)
+    analysis._REAL_WORKER_INIT(parent)  # type: ignore[attr-defined]
+
+
+def test_a_ctrl_c_at_a_workers_start_waits_for_its_handlers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker gets Ctrl-C (SIGINT, sent to the whole process group) before its initializer
+    has set it to be ignored: held since the fork, it is ignored then, and the worker serves
+    its tasks. (Run at once it raised KeyboardInterrupt in the worker: the pool broke, or the
+    worker unwound through a copy of the caller's stack.)"""
+    import signal
+    import time
+
+    from geomsim import analysis
+
+    started = tmp_path / "started"
+    monkeypatch.setenv(_STARTED, str(started))
+    monkeypatch.setattr(analysis, "_REAL_WORKER_INIT", analysis._worker_init, raising=False)
+    monkeypatch.setattr(analysis, "_worker_init", _slow_init)
+    pool = local_pool(2, multiprocessing.get_context("fork"))
+    try:
+        first = pool.submit(os.getpid)
+        deadline = time.monotonic() + 20
+        while len(loads(started)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        workers = loads(started)
+        assert len(workers) == 2
+        for pid in workers:
+            os.kill(pid, signal.SIGINT)
+        served = {first.result(timeout=20)}
+        served |= {pool.submit(os.getpid).result(timeout=20) for _ in range(6)}
+        assert served <= set(workers)
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # ours back
+    finally:
+        pool.close()

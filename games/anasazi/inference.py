@@ -36,6 +36,7 @@ SHARPNESS = 0.5  # per utility point a choice falls short of the best under a ca
 FLOOR = 0.05  # the least likelihood of any choice: what a player unlike the planner may do
 LIKE = 0.5  # prior weight of "plays as the planner would" against "its choices tell nothing"
 WATCH_SAMPLES = 32  # random placements per expedition when valuing another's alternatives
+READ_AT_MOST = 24  # the others' latest actions read in one update (a round of 4 players: 6-8)
 
 
 @dataclass(frozen=True)
@@ -131,8 +132,13 @@ class Evidence:
             self._start(state)
             return self
         seen = self._seen
-        for q, action, _ in state.history[len(self._history):]:
-            if q != self.player and seen.phase == "play" and seen.objectives_dealt():
+        new = state.history[len(self._history):]
+        # The others' actions, newest last; only the last READ_AT_MOST are read (a reading
+        # costs four valuations): a watcher asked after a long absence stays within its time.
+        theirs = [i for i, (q, _, _) in enumerate(new) if q != self.player]
+        readable = set(theirs[-READ_AT_MOST:])
+        for i, (q, action, _) in enumerate(new):
+            if i in readable and seen.phase == "play" and seen.objectives_dealt():
                 self._read(seen, q, action)
             try:
                 seen.apply(action, q)

@@ -134,3 +134,26 @@ def test_the_search_player_reads_the_others_choices() -> None:
     state.apply(TakeTreasure("blue", 2), 1)
     odds = bot._infer(state, 0).colour_odds()[1]
     assert odds[COLOURS.index("blue")] > 2 * odds[COLOURS.index("red")]
+
+
+def test_a_long_absence_reads_only_the_latest_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A watcher asked again after many of the others' actions (a game resumed, a long web
+    session) reads only the last `READ_AT_MOST` of them: its time stays bounded."""
+    read: list[int] = []
+    real = inf.Evidence._read
+
+    def count(self: inf.Evidence, seen: AnasaziState, q: int, action: object) -> None:
+        read.append(q)
+        real(self, seen, q, action)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(inf.Evidence, "_read", count)
+    state = _holding()
+    evidence = inf.Evidence(0).update(state)
+    random, rng = make_bot("random", GAME), np.random.default_rng(0)
+    others = 0
+    while others < inf.READ_AT_MOST + 12 and not state.is_over():
+        player = state.current
+        others += player != 0
+        state.apply(random.choose(state, player, rng), player)
+    evidence.update(state)
+    assert len(read) == inf.READ_AT_MOST and 0 not in read

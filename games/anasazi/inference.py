@@ -19,6 +19,7 @@ card's colour as many times likelier per treasure as the card multiplies.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -186,15 +187,15 @@ class Evidence:
     def _beliefs(self, seen: AnasaziState, q: int) -> list[pl.Belief]:
         """`q`'s belief under each card it may hold (the others' cards as the deck less it)."""
         times = float(seen.options["objective_multiplier"])
+        base = pl.Belief.of(seen, q)
         found = []
         for colour in COLOURS:
-            belief = pl.Belief.of(seen, q)
             pool = list(OBJECTIVES)
             pool.remove(colour)
             odds = np.array([pool.count(c) / len(pool) for c in COLOURS])
-            belief.factor[:] = 1.0 + (times - 1.0) * odds
-            belief.factor[q] = [times if c == colour else 1.0 for c in COLOURS]
-            found.append(belief)
+            factor = np.tile(1.0 + (times - 1.0) * odds, (len(base.factor), 1))
+            factor[q] = [times if c == colour else 1.0 for c in COLOURS]
+            found.append(dataclasses.replace(base, factor=factor))
         return found
 
     def _take_shortfalls(self, seen: AnasaziState, q: int, take: TakeTreasure
@@ -221,7 +222,7 @@ class Evidence:
             plan = pl._Plan(self.bot, seen, belief, q, rng)
             markers = plan.markers()
             best = max((float(m.values.max()) for m in markers if len(m.values)), default=-math.inf)
-            z, camp_values = plan.camps(markers)
+            _, camp_values = plan.camps(markers)
             best = max(best, float(camp_values.max(initial=-math.inf)))
             if isinstance(action, PlaceMarker):
                 if action.expedition not in plan.expeditions:

@@ -190,10 +190,7 @@ class Evidence:
         base = pl.Belief.of(seen, q)
         found = []
         for colour in COLOURS:
-            pool = list(OBJECTIVES)
-            pool.remove(colour)
-            odds = np.array([pool.count(c) / len(pool) for c in COLOURS])
-            factor = np.tile(1.0 + (times - 1.0) * odds, (len(base.factor), 1))
+            factor = np.tile(1.0 + (times - 1.0) * pl.deck_odds(colour), (len(base.factor), 1))
             factor[q] = [times if c == colour else 1.0 for c in COLOURS]
             found.append(dataclasses.replace(base, factor=factor))
         return found

@@ -74,6 +74,15 @@ def margin(scores: Sequence[float], player: int) -> float:
     return scores[player] - 0.5 * max(others) - 0.5 * sum(others) / len(others)
 
 
+def deck_odds(held: str | None) -> np.ndarray:
+    """Each colour's chance (`COLOURS` order) of an objective card drawn from the deck less
+    the card `held` (None: the whole deck)."""
+    pool = list(OBJECTIVES)
+    if held is not None:
+        pool.remove(held)
+    return np.array([pool.count(c) / len(pool) for c in COLOURS])
+
+
 # A tower whose colour is known: its colour's odds are 1 (rows shared, never written).
 _SURE = np.eye(len(COLOURS))
 _SURE.flags.writeable = False
@@ -103,10 +112,7 @@ class Belief:
         hands = np.array([[h[c] for c in COLOURS] for h in seen["hands"]], float)
         track = np.array([seen["track"][c] for c in COLOURS], float)
         mine = seen["objectives"][player]  # None until the cards are dealt (after setup camps)
-        pool = list(OBJECTIVES)
-        if mine is not None:
-            pool.remove(mine)
-        odds = np.array([pool.count(c) / len(pool) for c in COLOURS])
+        odds = deck_odds(mine)
         times = float(state.options["objective_multiplier"])
         factor = np.tile(1.0 + (times - 1.0) * odds, (n, 1))
         if mine is not None:

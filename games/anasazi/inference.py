@@ -130,7 +130,7 @@ class Evidence:
         actions = [a for _, a, _ in state.history]
         if self._seen is None or actions[:len(self._history)] != self._history \
                 or len(actions) < len(self._history):
-            self._start(state)
+            self._start(state, actions)
             return self
         seen = self._seen
         new = state.history[len(self._history):]
@@ -145,22 +145,22 @@ class Evidence:
                 seen.apply(action, q)
             except IllegalAction:  # the watcher's view went astray (a hidden colour): stop here
                 break
-        self._follow(state)
+        self._follow(state, actions)
         return self
 
-    def _start(self, state: AnasaziState) -> None:
+    def _start(self, state: AnasaziState, actions: list[Action]) -> None:
         seen = state.observe(self.player)
         self.logs = {q: np.zeros(len(COLOURS)) for q in range(state.num_players)
                      if q != self.player}
         self.unlike = dict.fromkeys(self.logs, 0.0)
         self.hands_before = [dict(h) for h in seen["hands"]]
-        self._follow(state)
+        self._follow(state, actions)
 
-    def _follow(self, state: AnasaziState) -> None:
+    def _follow(self, state: AnasaziState, actions: list[Action]) -> None:
         # A fresh view each time (the towers' colours as this seat may know them now), the
         # same for the same history: the reading does not depend on who asked before.
         self._seen = state.determinize(self.player, np.random.default_rng(len(state.history)))
-        self._history = [a for _, a, _ in state.history]
+        self._history = actions
 
     def _read(self, seen: AnasaziState, q: int, action: Action) -> None:
         """Add the log-likelihood of `q`'s `action` in `seen` under each card."""
@@ -200,7 +200,7 @@ class Evidence:
         """How far short of the best take under each card `take` falls (0 or less)."""
         space = [a for a in list(seen.legal_actions(q))  # type: ignore[call-overload]
                  if isinstance(a, TakeTreasure)]
-        if take not in space or len({(a.colour, a.source) for a in space}) < 2:
+        if take not in space or len(set(space)) < 2:
             return None
         out = []
         for belief in self._beliefs(seen, q):
